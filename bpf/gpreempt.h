@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by the BPF programs and user space: events, map keys and
+ * values. No kernel types here; fixed-width fields only, so the layout is
+ * the same for clang -target bpf and the host compiler.
+ */
+#ifndef GPREEMPT_H
+#define GPREEMPT_H
+
+#define GP_COMM_LEN 16
+#define GP_MAX_SLOTS 32		/* log2 latency slots: up to ~4 s in ns */
+#define GP_MAX_QUEUES 4096	/* entries of the PID -> queue map */
+#define GP_PIN_DIR "/sys/fs/bpf/gpreempt"
+#define GP_PIN_QUEUES GP_PIN_DIR "/queues"
+
+/* What happened. Keep in sync with gp_op_name() in user/output.c. */
+enum gp_op {
+	GP_OP_CREATE = 0,	/* kfd_ioctl_create_queue (entry..return) */
+	GP_OP_DESTROY,		/* kfd_ioctl_destroy_queue */
+	GP_OP_QUEUE_ADD,	/* kfd_procfs_add_queue: a queue now exists */
+	GP_OP_QUEUE_DEL,	/* kfd_procfs_del_queue: a queue is gone */
+	GP_OP_EVICT,		/* evict_process_queues_{cpsch,nocpsch} */
+	GP_OP_RESTORE,		/* restore_process_queues_{cpsch,nocpsch} */
+	GP_OP_PROC_EVICT,	/* kfd_process_evict_queues (has trigger) */
+	GP_OP_DBG_TRAP,		/* kfd_ioctl_set_debug_trap */
+	GP_OP_SUSPEND,		/* suspend_queues */
+	GP_OP_RESUME,		/* resume_queues */
+	GP_OP_HW_UNMAP,		/* pm_send_unmap_queue (HWS) */
+	GP_OP_HW_FENCE,		/* amdkfd_fence_wait_timeout (HWS) */
+	GP_OP_MES_REMOVE,	/* MES remove_hw_queue (GFX11+) */
+	GP_OP_MES_ADD,		/* MES add_hw_queue (GFX11+) */
+	GP_OP_EXIT,		/* sched_process_exit: map entries dropped */
+	GP_OP_MAX,
+};
+
+/* State of a queue in the map. */
+enum gp_queue_state {
+	GP_QS_ACTIVE = 0,
+	GP_QS_EVICTED = 1,
+	GP_QS_SUSPENDED = 2,
+	GP_QS_EVICTED_SUSPENDED = 3,	/* both: off until both clear */
+};
+
+/* Where a map row came from. */
+enum gp_queue_origin {
+	GP_ORIGIN_SYSFS = 0,	/* seeded by the loader at start */
+	GP_ORIGIN_BPF = 1,	/* seen created while tracing */
+};
+
+struct gp_event {
+	__u64 ts_ns;		/* bpf_ktime_get_boot_ns() at completion */
+	__u64 duration_ns;	/* entry..return; 0 for instant events */
+	__u64 cgroup_id;
+	__u32 pid;		/* host tgid of the owner (not always current) */
+	__u32 tid;		/* host tid of current */
+	__u32 ns_pid;		/* owner's pid in its own pid namespace */
+	__u32 op;		/* enum gp_op */
+	__s32 ret;		/* return value; negative errno on failure */
+	__u32 gpu_id;
+	__u32 queue_id;
+	__u32 target_pid;	/* debug trap, suspend, resume: the target */
+	__u32 flags;		/* GP_EVF_* */
+	__u32 pad;
+	char comm[GP_COMM_LEN];	/* current's comm */
+	union {
+		struct {
+			__u32 type;	/* KFD_IOC_QUEUE_TYPE_* (ioctl) or
+					 * enum kfd_queue_type (procfs) */
+			__u32 priority;
+			__u32 percentage;
+			__u32 ring_size;
+			__u64 doorbell_offset;
+		} queue;
+		struct {
+			__u32 evicted_before;	/* qpd->evicted */
+			__u32 evicted_after;
+			__u32 trigger;		/* KFD_QUEUE_EVICTION_TRIGGER_* */
+			__u32 n_queues;
+		} evict;
+		struct {
+			__u32 dbg_op;		/* enum kfd_dbg_trap_operations */
+			__u32 debugger_pid;
+		} dbg;
+		struct {
+			__u32 num_queues;	/* asked */
+			__u32 grace_period;
+			__u32 done;		/* queues suspended/resumed */
+			__u32 pad;
+		} susp;
+	};
+};
+
+#define GP_EVF_REDUCED	(1U << 0)	/* reduced mode: UAPI args only */
+#define GP_EVF_KWORKER	(1U << 1)	/* ran in a kworker, owner from q */
+
+struct gp_queue_key {
+	__u32 pid;		/* host tgid of the owning process */
+	__u32 gpu_id;
+	__u32 queue_id;
+	__u32 pad;
+};
+
+struct gp_queue_val {
+	__u64 created_ns;	/* boot ns; 0 if seeded from sysfs */
+	__u64 changed_ns;	/* last state change */
+	__u64 ring_size;
+	__u32 type;
+	__u32 priority;
+	__u32 state;		/* enum gp_queue_state */
+	__u32 origin;		/* enum gp_queue_origin */
+	__u32 evictions;
+	__u32 restores;
+	__u32 suspends;
+	__u32 resumes;
+};
+
+/* Per-op (and, for the debug trap, per dbg op) latency histogram. */
+struct gp_hist_key {
+	__u32 op;		/* enum gp_op */
+	__u32 sub;		/* dbg op for GP_OP_DBG_TRAP, else 0 */
+};
+
+struct gp_hist {
+	__u64 slots[GP_MAX_SLOTS];
+	__u64 count;
+	__u64 sum_ns;
+};
+
+#endif

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install everything gpreempt needs to build and test, from Debian's own
+# packages (bookworm + bookworm-backports), and cache the guest kernels.
+# Idempotent: a second run installs and downloads nothing.
+set -euo pipefail
+
+[ "$(id -u)" = 0 ] || { echo "setup.sh: run as root (apt-get, /var/cache)" >&2; exit 3; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+BPO=/etc/apt/sources.list.d/gpreempt-bookworm-backports.sources
+# name|release|min-version|max-version (empty bound: none).
+# From bookworm-backports: libbpf 1.4 (module BTF CO-RE, kprobe opts),
+# bpftool 7.5 (gen skeleton), and the 6.12 UAPI headers whose kfd_ioctl.h
+# has the debug-trap API (KFD 1.13+); bookworm's 6.1 headers have 1.11.
+# libelf stays at bookworm's 0.188: backports' 0.192 libelf.a does not
+# link statically (it needs eu_search_tree_* from no static library).
+PINNED="libbpf1|bookworm-backports|1:1.4|
+	libbpf-dev|bookworm-backports|1:1.4|
+	bpftool|bookworm-backports|7.5|
+	linux-libc-dev|bookworm-backports|6.12|
+	libelf1|bookworm|0.188|0.190
+	libelf-dev|bookworm|0.188|0.190"
+PKGS="make gcc clang llvm zlib1g-dev libzstd-dev bats jq
+      qemu-system-x86 busybox-static cpio xz-utils zstd kmod util-linux
+      libclang-rt-14-dev"
+
+have_bpo() {
+	grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/
+}
+
+missing=()
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+pinned=()
+for spec in $PINNED; do
+	IFS='|' read -r p rel min max <<< "$spec"
+	v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || true)
+	if [ -z "$v" ] || dpkg --compare-versions "$v" lt "$min" ||
+	   { [ -n "$max" ] && dpkg --compare-versions "$v" ge "$max"; }; then
+		pinned+=("$p/$rel")
+	fi
+done
+
+if [ ${#missing[@]} -gt 0 ] || [ ${#pinned[@]} -gt 0 ]; then
+	if ! have_bpo; then
+		echo "setup: adding bookworm-backports ($BPO)"
+		cat > "$BPO" <<EOS
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+	fi
+	echo "setup: installing ${missing[*]} ${pinned[*]}"
+	apt-get update -qq
+	# pkg/release takes just that package from the release; dependencies
+	# keep their default (bookworm) candidates.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--allow-downgrades "${missing[@]}" "${pinned[@]}" >/dev/null
+else
+	echo "setup: all packages present"
+fi
+
+"$top/scripts/kernels.sh" fetch
+echo "setup: done"

@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot Debian's own kernels under QEMU/TCG with the stock amdgpu module and
+# run gpreempt's guest tests against the real KFD code (no GPU needed).
+#
+#   scripts/vm.sh test [-k SLOT]... [-t GLOB]...   TAP on stdout
+#   scripts/vm.sh demo [-k SLOT]                    the README's main job
+#
+# SLOT is 6.1, 6.12 or 7.x (default: all for test, 6.12 for demo). GLOB
+# selects tests/vm/*.sh by file name (e.g. -t '2*'). Pass or fail comes
+# only from what the guest wrote on its result port, never from qemu's
+# exit status: a guest that does not finish is a failure.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+CACHE=${GPREEMPT_CACHE:-/var/cache/gpreempt}
+OUT=${VM_OUTPUT:-.output/vm}
+VM_TIMEOUT=${VM_TIMEOUT:-900}
+kernels=()
+globs=()
+
+die() { echo "vm.sh: $*" >&2; exit 1; }
+
+mode=${1:-}
+[ -n "$mode" ] && shift
+while getopts "k:t:" o; do
+	case $o in
+	k) kernels+=("$OPTARG") ;;
+	t) globs+=("$OPTARG") ;;
+	*) die "usage: $0 test|demo [-k SLOT]... [-t GLOB]..." ;;
+	esac
+done
+case $mode in
+test) [ ${#kernels[@]} -gt 0 ] || read -ra kernels <<< "$(scripts/kernels.sh slots)" ;;
+demo) [ ${#kernels[@]} -gt 0 ] || kernels=(6.12) ;;
+*) die "usage: $0 test|demo [-k SLOT]... [-t GLOB]..." ;;
+esac
+
+# Static tools: the guest is a busybox initramfs with no libraries.
+build() {
+	make -s STATIC=1 OUTPUT="$OUT" BINDIR="$OUT/bin" \
+		"$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
+		"$OUT/kfd-exerciser" >&2
+}
+
+# Per-kernel part of the initramfs, cached: busybox and the amdgpu module
+# closure, decompressed on the host (busybox would do it under TCG, ~2 s
+# slower), with the insmod order kmod computes from modules.dep.
+base_cpio() { # slot -> path
+	local slot=$1 root kver cpio stage m rel
+	root=$(scripts/kernels.sh path "$slot" root)
+	kver=$(scripts/kernels.sh path "$slot" kver)
+	cpio=$CACHE/kernels/$slot/base.cpio
+	if [ -s "$cpio" ] && [ "$cpio" -nt "$0" ]; then
+		echo "$cpio"
+		return
+	fi
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,sbin,dev,proc,sys,tmp,run,gp} "$stage/lib/modules/$kver"
+	cp /bin/busybox "$stage/bin/busybox"
+	for m in $(modprobe -d "$root" -S "$kver" --show-depends amdgpu |
+		   awk '$1 == "insmod" { print $2 }'); do
+		rel=${m#"$root"/}
+		mkdir -p "$stage/$(dirname "$rel")"
+		case $m in
+		*.xz) xz -dc "$m" > "$stage/${rel%.xz}"; rel=${rel%.xz} ;;
+		*.zst) zstd -qdc "$m" > "$stage/${rel%.zst}"; rel=${rel%.zst} ;;
+		*) cp "$m" "$stage/$rel" ;;
+		esac
+		echo "/$rel" >> "$stage/gp/modules.order"
+	done
+	[ -s "$stage/gp/modules.order" ] || die "kernel $slot: no amdgpu module closure"
+	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio.tmp"
+	mv "$cpio.tmp" "$cpio"
+	rm -rf "$stage"
+	echo "$cpio"
+}
+
+# A host binary and the shared libraries it needs (jq for the guest tests).
+copy_with_libs() { # bin stage
+	local lib
+	mkdir -p "$2/usr/bin"
+	cp "$1" "$2/usr/bin/"
+	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+		mkdir -p "$2$(dirname "$lib")"
+		cp -L "$lib" "$2$lib"
+	done
+}
+
+# Per-run part: /init, tools, tests. Appended to the base archive; the
+# kernel unpacks concatenated cpio archives in order.
+overlay_cpio() { # out
+	local stage
+	stage=$(mktemp -d)
+	mkdir -p "$stage/gp/bin" "$stage/gp/tests/vm"
+	install -m 0755 tests/vm/init.sh "$stage/init"
+	cp "$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
+	   "$OUT/kfd-exerciser" "$stage/gp/bin/"
+	cp tests/vm/*.sh "$stage/gp/tests/vm/"
+	copy_with_libs "$(command -v jq)" "$stage"
+	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$1"
+	rm -rf "$stage"
+}
+
+# Boot one kernel; results land in $run/results, the console in $run/console.
+boot() { # slot run-dir demo(0|1)
+	local slot=$1 run=$2 demo=$3 vmlinuz base
+	vmlinuz=$(scripts/kernels.sh path "$slot" vmlinuz)
+	base=$(base_cpio "$slot")
+	cat "$base" "$run/overlay.cpio" > "$run/initrd.cpio"
+	local tests=${globs[*]:-}
+	local port2=(-serial "file:$run/results")
+	[ "$demo" = 1 ] && port2=(-serial stdio)
+	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 2G -smp 2 \
+		-nodefaults -display none -no-reboot -net none \
+		-serial "file:$run/console" "${port2[@]}" \
+		-kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=3 gp.kernel=$slot gp.mode=$mode gp.tests=${tests// /,}" \
+		</dev/null || true
+}
+
+[ "${VM_BUILD:-1}" = 1 ] && build
+workdir=$(mktemp -d /tmp/gpvm.XXXXXX)
+trap 'rm -rf "$workdir"' EXIT
+overlay_cpio "$workdir/overlay.cpio"
+
+if [ "$mode" = demo ]; then
+	for slot in "${kernels[@]}"; do
+		echo "== booting Debian kernel $(scripts/kernels.sh path "$slot" packages)" \
+		     "under QEMU/TCG (no GPU), loading amdgpu ..."
+		boot "$slot" "$workdir" 1
+	done
+	exit 0
+fi
+
+n=0
+failed=0
+anyfail=0
+tap() { # ok|not-ok text
+	n=$((n + 1))
+	if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; anyfail=1; fi
+}
+for slot in "${kernels[@]}"; do
+	run=$workdir/$slot
+	mkdir -p "$run"
+	cp "$workdir/overlay.cpio" "$run/"
+	echo "# kernel $slot: $(scripts/kernels.sh path "$slot" packages)"
+	start=$(date +%s)
+	boot "$slot" "$run" 0
+	touch "$run/results"
+	# Lines: "GPTEST ok|fail|skip NAME[ # why]", "GPINFO text", "GPTEST-END".
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"GPTEST ok "*) tap ok "[$slot] ${line#GPTEST ok }" ;;
+		"GPTEST skip "*) n=$((n + 1)); echo "ok $n - [$slot] ${line#GPTEST skip } # SKIP" ;;
+		"GPTEST fail "*) tap fail "[$slot] ${line#GPTEST fail }" ;;
+		"GPINFO "*) echo "# [$slot] ${line#GPINFO }" ;;
+		esac
+	done < "$run/results"
+	if ! grep -q '^GPTEST-END' "$run/results"; then
+		tap fail "[$slot] guest finished its tests (kernel did not boot, panicked or timed out after ${VM_TIMEOUT}s)"
+	fi
+	echo "# [$slot] boot and tests took $(( $(date +%s) - start )) s"
+	if [ "$failed" = 1 ] || [ -n "${VM_SHOW_CONSOLE:-}" ]; then
+		echo "# --- [$slot] guest console (last 60 lines) ---"
+		tail -n 60 "$run/console" | sed 's/^/#   /'
+	fi
+	failed=0
+done
+echo "1..$n"
+exit $anyfail

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* L0: the shared parsers and the NDJSON writer. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "json.h"
+#include "tap.h"
+#include "util.h"
+
+TEST(duration_units)
+{
+	uint64_t ns = 0;
+
+	CHECK(parse_duration_ns("10", &ns) == 0 && ns == 10000000000ULL);
+	CHECK(parse_duration_ns("250ms", &ns) == 0 && ns == 250000000ULL);
+	CHECK(parse_duration_ns("3us", &ns) == 0 && ns == 3000);
+	CHECK(parse_duration_ns("7ns", &ns) == 0 && ns == 7);
+	CHECK(parse_duration_ns("2m", &ns) == 0 && ns == 120000000000ULL);
+	CHECK(parse_duration_ns("1h", &ns) == 0 && ns == 3600000000000ULL);
+}
+
+TEST(duration_rejects)
+{
+	uint64_t ns = 42;
+
+	CHECK(parse_duration_ns("", &ns) == -EINVAL);
+	CHECK(parse_duration_ns("-1s", &ns) == -EINVAL);
+	CHECK(parse_duration_ns("1x", &ns) == -EINVAL);
+	CHECK(parse_duration_ns("s", &ns) == -EINVAL);
+	CHECK(parse_duration_ns("99999999999999999999", &ns) == -EINVAL);
+	CHECK(parse_duration_ns("99999999999h", &ns) == -EINVAL);
+	CHECK(ns == 42);
+}
+
+TEST(u32_and_pid)
+{
+	uint32_t v = 0;
+	int pid = 0;
+
+	CHECK(parse_u32("0x10", &v) == 0 && v == 16);
+	CHECK(parse_u32("4294967295", &v) == 0 && v == 4294967295U);
+	CHECK(parse_u32("4294967296", &v) == -EINVAL);
+	CHECK(parse_u32("-1", &v) == -EINVAL);
+	CHECK(parse_u32("12a", &v) == -EINVAL);
+	CHECK(parse_pid("1", &pid) == 0 && pid == 1);
+	CHECK(parse_pid("0", &pid) == -EINVAL);
+	CHECK(parse_pid("2147483648", &pid) == -EINVAL);
+}
+
+TEST(json_object)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json j;
+
+	json_begin(&j, f);
+	json_str(&j, "type", "a\"b\n");
+	json_u64(&j, "n", 18446744073709551615ULL);
+	json_s64(&j, "e", -22);
+	json_hex(&j, "gpu", 0xbeef);
+	json_arr_open(&j, "q");
+	json_u64(&j, NULL, 1);
+	json_obj_open(&j, NULL);
+	json_bool(&j, "ok", true);
+	json_obj_close(&j);
+	json_arr_close(&j);
+	json_end(&j);
+	fclose(f);
+	CHECK_STR(buf, "{\"type\":\"a\\\"b\\n\",\"n\":18446744073709551615,"
+		  "\"e\":-22,\"gpu\":\"0xbeef\",\"q\":[1,{\"ok\":true}]}\n");
+	free(buf);
+}
+
+int main(void)
+{
+	RUN(duration_units);
+	RUN(duration_rejects);
+	RUN(u32_and_pid);
+	RUN(json_object);
+	return tap_done();
+}

@@ -1,0 +1,58 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the test initramfs (scripts/vm.sh). Mounts what the tools need,
+# loads the real amdgpu module, runs the guest tests and powers off.
+# Results go to the second serial port, the console log to the first.
+/bin/busybox --install -s /bin
+export PATH=/gp/bin:/usr/bin:/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf
+exec >/dev/console 2>&1
+
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	gp.kernel=*) export GP_KERNEL=${arg#gp.kernel=} ;;
+	gp.mode=*) GP_MODE=${arg#gp.mode=} ;;
+	gp.tests=*) GP_TESTS=${arg#gp.tests=} ;;
+	esac
+done
+export GP_RESULTS=/dev/ttyS1
+
+t0=$(cut -d' ' -f1 /proc/uptime)
+while read -r m; do
+	insmod "$m" || echo "insmod $m failed"
+done < /gp/modules.order
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "GPINFO $(uname -r): amdgpu closure loaded in $(awk "BEGIN{print $t1-$t0}") s (guest uptime $t1 s)" > $GP_RESULTS
+
+selected() { # file: matches one of the comma-separated globs?
+	[ -z "$GP_TESTS" ] && return 0
+	old=$IFS; IFS=,
+	for g in $GP_TESTS; do
+		IFS=$old
+		case $(basename "$1") in $g) return 0 ;; esac
+	done
+	IFS=$old
+	return 1
+}
+
+if [ "$GP_MODE" = demo ]; then
+	sh /gp/tests/vm/demo.sh > /dev/ttyS1 2>&1
+else
+	for t in /gp/tests/vm/[0-9]*.sh; do
+		selected "$t" || continue
+		echo "=== $t"
+		timeout 240 sh "$t"
+		rc=$?
+		[ $rc -eq 0 ] || echo "GPTEST fail $(basename "$t" .sh): script exited $rc" > $GP_RESULTS
+	done
+fi
+echo "GPTEST-END" > $GP_RESULTS
+sync
+poweroff -f
