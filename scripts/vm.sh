@@ -5,11 +5,15 @@
 #
 #   scripts/vm.sh test [-k SLOT]... [-t GLOB]...   TAP on stdout
 #   scripts/vm.sh demo [-k SLOT]                    the README's main job
+#   scripts/vm.sh run -s SCRIPT [-k SLOT]...        any guest script; its
+#                                                   output streams to stdout
 #
-# SLOT is 6.1, 6.12 or 7.x (default: all for test, 6.12 for demo). GLOB
+# SLOT is 6.1, 6.12 or 7.x (default: all for test, 6.12 otherwise). GLOB
 # selects tests/vm/*.sh by file name (e.g. -t '2*'). Pass or fail comes
 # only from what the guest wrote on its result port, never from qemu's
 # exit status: a guest that does not finish is a failure.
+# VM_EXTRA_BINS="/usr/bin/x ..." carries host binaries and their shared
+# libraries into the guest (benchmarks use it for bpftrace).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,23 +23,27 @@ OUT=${VM_OUTPUT:-.output/vm}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
 kernels=()
 globs=()
+script=tests/vm/demo.sh
 
 die() { echo "vm.sh: $*" >&2; exit 1; }
 
 mode=${1:-}
 [ -n "$mode" ] && shift
-while getopts "k:t:" o; do
+usage="usage: $0 test|demo|run [-k SLOT]... [-t GLOB]... [-s SCRIPT]"
+while getopts "k:t:s:" o; do
 	case $o in
 	k) kernels+=("$OPTARG") ;;
 	t) globs+=("$OPTARG") ;;
-	*) die "usage: $0 test|demo [-k SLOT]... [-t GLOB]..." ;;
+	s) script=$OPTARG ;;
+	*) die "$usage" ;;
 	esac
 done
 case $mode in
 test) [ ${#kernels[@]} -gt 0 ] || read -ra kernels <<< "$(scripts/kernels.sh slots)" ;;
-demo) [ ${#kernels[@]} -gt 0 ] || kernels=(6.12) ;;
-*) die "usage: $0 test|demo [-k SLOT]... [-t GLOB]..." ;;
+demo|run) [ ${#kernels[@]} -gt 0 ] || kernels=(6.12) ;;
+*) die "$usage" ;;
 esac
+[ -f "$script" ] || die "no such guest script: $script"
 
 # Static tools: the guest is a busybox initramfs with no libraries.
 build() {
@@ -98,7 +106,10 @@ overlay_cpio() { # out
 	cp "$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
 	   "$OUT/kfd-exerciser" "$stage/gp/bin/"
 	cp tests/vm/*.sh "$stage/gp/tests/vm/"
-	copy_with_libs "$(command -v jq)" "$stage"
+	cp "$script" "$stage/gp/run.sh"
+	for b in $(command -v jq) ${VM_EXTRA_BINS:-}; do
+		copy_with_libs "$b" "$stage"
+	done
 	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$1"
 	rm -rf "$stage"
 }
@@ -112,11 +123,13 @@ boot() { # slot run-dir demo(0|1)
 	local tests=${globs[*]:-}
 	local port2=(-serial "file:$run/results")
 	[ "$demo" = 1 ] && port2=(-serial stdio)
+	local append="console=ttyS0 panic=-1 quiet loglevel=3"
+	append="$append gp.kernel=$slot gp.mode=$mode gp.tests=${tests// /,}"
 	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 2G -smp 2 \
 		-nodefaults -display none -no-reboot -net none \
 		-serial "file:$run/console" "${port2[@]}" \
 		-kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=3 gp.kernel=$slot gp.mode=$mode gp.tests=${tests// /,}" \
+		-append "$append ${VM_APPEND:-}" \
 		</dev/null || true
 }
 
@@ -125,11 +138,12 @@ workdir=$(mktemp -d /tmp/gpvm.XXXXXX)
 trap 'rm -rf "$workdir"' EXIT
 overlay_cpio "$workdir/overlay.cpio"
 
-if [ "$mode" = demo ]; then
+if [ "$mode" != test ]; then
 	for slot in "${kernels[@]}"; do
 		echo "== booting Debian kernel $(scripts/kernels.sh path "$slot" packages)" \
 		     "under QEMU/TCG (no GPU), loading amdgpu ..."
 		boot "$slot" "$workdir" 1
+		[ -s "$workdir/console" ] || die "qemu did not start (see above)"
 	done
 	exit 0
 fi

@@ -29,7 +29,8 @@ while read -r m; do
 	insmod "$m" || echo "insmod $m failed"
 done < /gp/modules.order
 t1=$(cut -d' ' -f1 /proc/uptime)
-echo "GPINFO $(uname -r): amdgpu closure loaded in $(awk "BEGIN{print $t1-$t0}") s (guest uptime $t1 s)" > $GP_RESULTS
+[ "$GP_MODE" = test ] && tag="GPINFO " || tag="== "
+echo "$tag$(uname -r): amdgpu closure loaded in $(awk "BEGIN{print $t1-$t0}") s (guest uptime $t1 s)" > $GP_RESULTS
 
 selected() { # file: matches one of the comma-separated globs?
 	[ -z "$GP_TESTS" ] && return 0
@@ -42,8 +43,8 @@ selected() { # file: matches one of the comma-separated globs?
 	return 1
 }
 
-if [ "$GP_MODE" = demo ]; then
-	sh /gp/tests/vm/demo.sh > /dev/ttyS1 2>&1
+if [ "$GP_MODE" != test ]; then
+	sh /gp/run.sh > /dev/ttyS1 2>&1
 else
 	for t in /gp/tests/vm/[0-9]*.sh; do
 		selected "$t" || continue
@@ -53,6 +54,6 @@ else
 		[ $rc -eq 0 ] || echo "GPTEST fail $(basename "$t" .sh): script exited $rc" > $GP_RESULTS
 	done
 fi
-echo "GPTEST-END" > $GP_RESULTS
+[ "$GP_MODE" = test ] && echo "GPTEST-END" > $GP_RESULTS
 sync
 poweroff -f
