@@ -29,7 +29,8 @@ enum gp_op {
 	GP_OP_HW_FENCE,		/* amdkfd_fence_wait_timeout (HWS) */
 	GP_OP_MES_REMOVE,	/* MES remove_hw_queue (GFX11+) */
 	GP_OP_MES_ADD,		/* MES add_hw_queue (GFX11+) */
-	GP_OP_EXIT,		/* sched_process_exit: map entries dropped */
+	GP_OP_EXIT,		/* sched_process_exit: map entries dropped
+				 * (how many: evict.n_queues) */
 	GP_OP_MAX,
 };
 
@@ -60,7 +61,8 @@ struct gp_event {
 	__u32 queue_id;
 	__u32 target_pid;	/* debug trap, suspend, resume: the target */
 	__u32 flags;		/* GP_EVF_* */
-	__u32 pad;
+	__u32 pasid;		/* owner's PASID where known, else 0
+				 * (was "pad": same size and place) */
 	char comm[GP_COMM_LEN];	/* current's comm */
 	union {
 		struct {
@@ -87,6 +89,12 @@ struct gp_event {
 			__u32 done;		/* queues suspended/resumed */
 			__u32 pad;
 		} susp;
+		struct {
+			__u32 filter;		/* pm_send_unmap_queue */
+			__u32 filter_param;
+			__u32 reset;
+			__u32 timeout_ms;	/* amdkfd_fence_wait_timeout */
+		} hw;
 	};
 };
 

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpreempt-trace probes: one small function per KFD hook, each in two
+ * flavours, fentry/fexit ("fe_"/"fx_") and kprobe/kretprobe ("kp_"/"kr_"),
+ * as libbpf-tools' fsslower does. The loader keeps one flavour per hook
+ * (bpf_program__set_autoload) and attaches by name, so nothing here names
+ * its target. The reduced set ("rk_"/"rr_") reads only the UAPI ioctl
+ * argument structs at fixed offsets, for kernels whose amdgpu module has
+ * no BTF. Probes only read the kernel; logic.bpf.h does the rest.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "kfd_types.bpf.h"
+#include "logic.bpf.h"
+
+#define GP_PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* The task's tgid as its own pid namespace sees it. */
+static __always_inline __u32 gp_ns_tgid(struct task_struct *t)
+{
+	struct pid *pid = BPF_CORE_READ(t, group_leader, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+	int nr = 0;
+
+	bpf_core_read(&nr, sizeof(nr), &pid->numbers[level & 7].nr);
+	return nr;
+}
+
+static __always_inline __u64 gp_task_cgroup(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+}
+
+/* A fresh event whose owner is current (ioctl context). */
+static __always_inline void gp_ev_current(struct gp_event *e, __u32 op)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+
+	__builtin_memset(e, 0, sizeof(*e));
+	e->op = op;
+	e->tid = (__u32)id;
+	e->pid = id >> 32;
+	e->ns_pid = gp_ns_tgid(t);
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+}
+
+/* The owner is another task (q->process->lead_thread): never current. */
+static __always_inline void gp_ev_owner(struct gp_event *e,
+					struct task_struct *owner)
+{
+	struct task_struct *cur = (void *)bpf_get_current_task();
+
+	if (!owner)
+		return;
+	e->pid = BPF_CORE_READ(owner, tgid);
+	e->ns_pid = gp_ns_tgid(owner);
+	e->cgroup_id = gp_task_cgroup(owner);
+	if (BPF_CORE_READ(cur, flags) & GP_PF_KTHREAD)
+		e->flags |= GP_EVF_KWORKER;
+}
+
+/* queue->device and pdd->dev: kfd_dev on 6.1, kfd_node from 6.5. */
+static __always_inline __u32 gp_dev_id(void *dev)
+{
+	if (!dev)
+		return 0;
+	if (bpf_core_type_exists(struct kfd_node___gp))
+		return BPF_CORE_READ((struct kfd_node___gp *)dev, id);
+	return BPF_CORE_READ((struct kfd_dev___gp *)dev, id);
+}
+
+static __always_inline __u32 gp_proc_pasid(struct kfd_process___gp *p)
+{
+	if (p && bpf_core_field_exists(p->pasid))
+		return BPF_CORE_READ(p, pasid);
+	return 0;
+}
+
+/* PASID moved from kfd_process to kfd_process_device in 6.14. */
+static __always_inline __u32 gp_pdd_pasid(struct kfd_process_device___gp *pdd)
+{
+	if (bpf_core_field_exists(pdd->pasid))
+		return BPF_CORE_READ(pdd, pasid);
+	return gp_proc_pasid(BPF_CORE_READ(pdd, process));
+}
+
+/* Who a hardware step (unmap, fence, MES) works for: the enclosing op. */
+static __always_inline __u32 gp_enclosing_target(__u32 tid)
+{
+	struct gp_pending *p;
+
+	p = gp_pending_get(tid, GP_OP_SUSPEND);
+	if (!p)
+		p = gp_pending_get(tid, GP_OP_RESUME);
+	if (p)
+		return p->ev.target_pid;
+	p = gp_pending_get(tid, GP_OP_EVICT);
+	if (!p)
+		p = gp_pending_get(tid, GP_OP_RESTORE);
+	return p ? p->ev.pid : 0;
+}
+
+/* ---- entry handlers: build the event, stash it ---- */
+
+static __always_inline int on_create(void *data)
+{
+	struct kfd_ioctl_create_queue_args___gp *a = data;
+	struct gp_event e;
+
+	gp_ev_current(&e, GP_OP_CREATE);
+	e.gpu_id = BPF_CORE_READ(a, gpu_id);
+	e.queue.type = BPF_CORE_READ(a, queue_type);
+	e.queue.priority = BPF_CORE_READ(a, queue_priority);
+	e.queue.percentage = BPF_CORE_READ(a, queue_percentage);
+	e.queue.ring_size = BPF_CORE_READ(a, ring_size);
+	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+static __always_inline int on_destroy(void *data)
+{
+	struct kfd_ioctl_destroy_queue_args___gp *a = data;
+	struct gp_event e;
+
+	gp_ev_current(&e, GP_OP_DESTROY);
+	e.queue_id = BPF_CORE_READ(a, queue_id);
+	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+static __always_inline int on_queue(struct queue___gp *q, __u32 op)
+{
+	struct kfd_process___gp *proc = BPF_CORE_READ(q, process);
+	struct gp_event e;
+
+	gp_ev_current(&e, op);
+	gp_ev_owner(&e, BPF_CORE_READ(proc, lead_thread));
+	e.pasid = gp_proc_pasid(proc);
+	e.gpu_id = gp_dev_id(BPF_CORE_READ(q, device));
+	e.queue_id = BPF_CORE_READ(q, properties.queue_id);
+	e.queue.type = BPF_CORE_READ(q, properties.type);
+	e.queue.priority = BPF_CORE_READ(q, properties.priority);
+	e.queue.percentage = BPF_CORE_READ(q, properties.queue_percent);
+	e.queue.ring_size = BPF_CORE_READ(q, properties.queue_size);
+	e.queue.doorbell_offset = BPF_CORE_READ(q, properties.doorbell_off);
+	gp_instant(&e, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/* qpd is embedded in kfd_process_device: walk back to the owner. */
+static __always_inline int on_evict(struct qcm_process_device___gp *qpd,
+				    __u32 op)
+{
+	struct kfd_process_device___gp *pdd;
+	struct gp_event e;
+
+	pdd = (void *)qpd -
+	      bpf_core_field_offset(struct kfd_process_device___gp, qpd);
+	gp_ev_current(&e, op);
+	gp_ev_owner(&e, BPF_CORE_READ(pdd, process, lead_thread));
+	e.pasid = gp_pdd_pasid(pdd);
+	e.gpu_id = gp_dev_id(BPF_CORE_READ(pdd, dev));
+	e.evict.evicted_before = BPF_CORE_READ(qpd, evicted);
+	e.evict.n_queues = BPF_CORE_READ(qpd, queue_count);
+	gp_begin(&e, (__u64)qpd, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+static __always_inline int on_proc_evict(struct kfd_process___gp *p,
+					 __u32 trigger)
+{
+	struct gp_event e;
+
+	gp_ev_current(&e, GP_OP_PROC_EVICT);
+	gp_ev_owner(&e, BPF_CORE_READ(p, lead_thread));
+	e.pasid = gp_proc_pasid(p);
+	e.evict.trigger = trigger;
+	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+static __always_inline int on_dbg(void *data)
+{
+	struct kfd_ioctl_dbg_trap_args___gp *a = data;
+	struct gp_event e;
+
+	gp_ev_current(&e, GP_OP_DBG_TRAP);
+	e.target_pid = BPF_CORE_READ(a, pid);
+	e.dbg.dbg_op = BPF_CORE_READ(a, op);
+	e.dbg.debugger_pid = e.pid;
+	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+static __always_inline int on_susp(struct kfd_process___gp *p, __u32 op,
+				   __u32 num, __u32 grace, void *ids)
+{
+	struct gp_event e;
+
+	gp_ev_current(&e, op);
+	gp_ev_owner(&e, BPF_CORE_READ(p, lead_thread));
+	e.target_pid = e.pid;
+	e.pasid = gp_proc_pasid(p);
+	e.susp.num_queues = num;
+	e.susp.grace_period = grace;
+	gp_begin(&e, (__u64)ids, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+static __always_inline int on_hw(__u32 op, __u32 a, __u32 b, __u32 c,
+				 __u32 timeout_ms)
+{
+	struct gp_event e;
+
+	gp_ev_current(&e, op);
+	e.target_pid = gp_enclosing_target(e.tid);
+	e.hw.filter = a;
+	e.hw.filter_param = b;
+	e.hw.reset = c;
+	e.hw.timeout_ms = timeout_ms;
+	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/* ---- return handler: values only known now, then finish ---- */
+
+static __always_inline int on_return(__u32 op, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct qcm_process_device___gp *qpd;
+	struct gp_pending *p;
+	void *ptr;
+
+	p = gp_pending_get(tid, op);
+	if (!p)
+		return 0;
+	ptr = (void *)p->ptr;
+	switch (op) {
+	case GP_OP_CREATE:
+		if (ret == 0) {
+			struct kfd_ioctl_create_queue_args___gp *a = ptr;
+
+			p->ev.queue_id = BPF_CORE_READ(a, queue_id);
+			p->ev.queue.doorbell_offset =
+				BPF_CORE_READ(a, doorbell_offset);
+		}
+		break;
+	case GP_OP_EVICT:
+	case GP_OP_RESTORE:
+		qpd = ptr;
+		p->ev.evict.evicted_after = BPF_CORE_READ(qpd, evicted);
+		break;
+	case GP_OP_SUSPEND:
+	case GP_OP_RESUME:
+		p->ev.susp.done = ret > 0 ? ret : 0;
+		if (ptr && p->ev.susp.num_queues) {
+			p->nqids = p->ev.susp.num_queues;
+			bpf_probe_read_user(p->qids, sizeof(p->qids), ptr);
+		}
+		break;
+	}
+	gp_finish(p, tid, op, ret, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/*
+ * Both flavours of one entry hook. fexit/kretprobe only need the return
+ * value: everything else was stashed on entry.
+ */
+#define GP_ENTRY(name, call, ...)					\
+SEC("fentry")								\
+int BPF_PROG(fe_##name, ##__VA_ARGS__) { return call; }			\
+SEC("kprobe")								\
+int BPF_KPROBE(kp_##name, ##__VA_ARGS__) { return call; }
+
+#define GP_RETURN(name, op)						\
+SEC("fexit")								\
+int fx_##name(__u64 *ctx)						\
+{									\
+	__u64 ret = 0;							\
+									\
+	bpf_get_func_ret(ctx, &ret);					\
+	return on_return(op, (int)ret);					\
+}									\
+SEC("kretprobe")							\
+int BPF_KRETPROBE(kr_##name, long ret) { return on_return(op, (int)ret); }
+
+/* kfd_ioctl_*(struct file *, struct kfd_process *, void *data) */
+GP_ENTRY(create, on_create(data), void *f, void *p, void *data)
+GP_RETURN(create, GP_OP_CREATE)
+GP_ENTRY(destroy, on_destroy(data), void *f, void *p, void *data)
+GP_RETURN(destroy, GP_OP_DESTROY)
+GP_ENTRY(dbg, on_dbg(data), void *f, void *p, void *data)
+GP_RETURN(dbg, GP_OP_DBG_TRAP)
+
+GP_ENTRY(qadd, on_queue(q, GP_OP_QUEUE_ADD), struct queue___gp *q)
+GP_ENTRY(qdel, on_queue(q, GP_OP_QUEUE_DEL), struct queue___gp *q)
+
+/* (struct device_queue_manager *, struct qcm_process_device *) */
+GP_ENTRY(evict_c, on_evict(qpd, GP_OP_EVICT), void *dqm,
+	 struct qcm_process_device___gp *qpd)
+GP_RETURN(evict_c, GP_OP_EVICT)
+GP_ENTRY(evict_nc, on_evict(qpd, GP_OP_EVICT), void *dqm,
+	 struct qcm_process_device___gp *qpd)
+GP_RETURN(evict_nc, GP_OP_EVICT)
+GP_ENTRY(restore_c, on_evict(qpd, GP_OP_RESTORE), void *dqm,
+	 struct qcm_process_device___gp *qpd)
+GP_RETURN(restore_c, GP_OP_RESTORE)
+GP_ENTRY(restore_nc, on_evict(qpd, GP_OP_RESTORE), void *dqm,
+	 struct qcm_process_device___gp *qpd)
+GP_RETURN(restore_nc, GP_OP_RESTORE)
+
+GP_ENTRY(pevict, on_proc_evict(p, trigger), struct kfd_process___gp *p,
+	 __u32 trigger)
+GP_RETURN(pevict, GP_OP_PROC_EVICT)
+
+/* suspend_queues(p, num_queues, grace_period, exception_clear_mask, ids) */
+GP_ENTRY(suspend, on_susp(p, GP_OP_SUSPEND, num, grace, ids),
+	 struct kfd_process___gp *p, __u32 num, __u32 grace, __u64 mask,
+	 void *ids)
+GP_RETURN(suspend, GP_OP_SUSPEND)
+/* resume_queues(p, num_queues, ids) */
+GP_ENTRY(resume, on_susp(p, GP_OP_RESUME, num, 0, ids),
+	 struct kfd_process___gp *p, __u32 num, void *ids)
+GP_RETURN(resume, GP_OP_RESUME)
+
+/* pm_send_unmap_queue(pm, filter, filter_param, reset) */
+GP_ENTRY(unmap, on_hw(GP_OP_HW_UNMAP, filter, param, reset, 0),
+	 void *pm, __u32 filter, __u32 param, bool reset)
+GP_RETURN(unmap, GP_OP_HW_UNMAP)
+/* amdkfd_fence_wait_timeout(dqm or fence_addr, fence_value, timeout_ms) */
+GP_ENTRY(fence, on_hw(GP_OP_HW_FENCE, 0, 0, 0, timeout_ms),
+	 void *dqm, __u64 value, __u32 timeout_ms)
+GP_RETURN(fence, GP_OP_HW_FENCE)
+/* mes_v1{1,2}_0_{remove,add}_hw_queue(mes, input) */
+GP_ENTRY(mes11_rm, on_hw(GP_OP_MES_REMOVE, 0, 0, 0, 0), void *mes)
+GP_RETURN(mes11_rm, GP_OP_MES_REMOVE)
+GP_ENTRY(mes11_add, on_hw(GP_OP_MES_ADD, 0, 0, 0, 0), void *mes)
+GP_RETURN(mes11_add, GP_OP_MES_ADD)
+GP_ENTRY(mes12_rm, on_hw(GP_OP_MES_REMOVE, 0, 0, 0, 0), void *mes)
+GP_RETURN(mes12_rm, GP_OP_MES_REMOVE)
+GP_ENTRY(mes12_add, on_hw(GP_OP_MES_ADD, 0, 0, 0, 0), void *mes)
+GP_RETURN(mes12_add, GP_OP_MES_ADD)
+
+/*
+ * Reduced mode: no module BTF, so no CO-RE against amdgpu types; the UAPI
+ * argument structs have a fixed layout, read at their offsets.
+ */
+static __always_inline __u32 gp_u32_at(void *base, int off)
+{
+	__u32 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), base + off);
+	return v;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(rk_create, void *f, void *p, void *data)
+{
+	struct gp_event e;
+
+	gp_ev_current(&e, GP_OP_CREATE);
+	e.gpu_id = gp_u32_at(data, GP_UAPI_CQ_GPU_ID);
+	e.queue.type = gp_u32_at(data, GP_UAPI_CQ_QUEUE_TYPE);
+	e.queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
+	e.queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
+	e.queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
+	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(rr_create, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gp_pending *p = gp_pending_get(tid, GP_OP_CREATE);
+	void *data;
+
+	if (!p)
+		return 0;
+	data = (void *)p->ptr;
+	if ((int)ret == 0) {
+		p->ev.queue_id = gp_u32_at(data, GP_UAPI_CQ_QUEUE_ID);
+		bpf_probe_read_kernel(&p->ev.queue.doorbell_offset,
+				      sizeof(__u64),
+				      data + GP_UAPI_CQ_DOORBELL_OFFSET);
+	}
+	gp_finish(p, tid, GP_OP_CREATE, (int)ret, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(rk_destroy, void *f, void *p, void *data)
+{
+	struct gp_event e;
+
+	gp_ev_current(&e, GP_OP_DESTROY);
+	e.queue_id = gp_u32_at(data, GP_UAPI_DQ_QUEUE_ID);
+	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(rk_dbg, void *f, void *p, void *data)
+{
+	struct gp_event e;
+
+	gp_ev_current(&e, GP_OP_DBG_TRAP);
+	e.target_pid = gp_u32_at(data, GP_UAPI_DBG_PID);
+	e.dbg.dbg_op = gp_u32_at(data, GP_UAPI_DBG_OP);
+	e.dbg.debugger_pid = e.pid;
+	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+static __always_inline int gp_reduced_return(__u32 op, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gp_pending *p = gp_pending_get(tid, op);
+
+	if (p)
+		gp_finish(p, tid, op, ret, bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(rr_destroy, long ret)
+{
+	return gp_reduced_return(GP_OP_DESTROY, (int)ret);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(rr_dbg, long ret)
+{
+	return gp_reduced_return(GP_OP_DBG_TRAP, (int)ret);
+}
+
+/* Both modes: a process going away takes its rows with it. */
+SEC("raw_tp/sched_process_exit")
+int tp_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	char comm[GP_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	gp_task_exit(id >> 32, (__u32)id, comm, bpf_ktime_get_boot_ns());
+	return 0;
+}

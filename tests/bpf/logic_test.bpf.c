@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * L1 stand-ins for the probes of gpreempt.bpf.c: raw_tp programs run with
+ * BPF_PROG_TEST_RUN that feed synthetic raw values (what a probe would
+ * have read from KFD) into the same logic.bpf.h functions, with a
+ * caller-chosen clock. tests/bpf/test_logic.c drives them and checks the
+ * maps, histograms and ring-buffer events that come out.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "logic.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Entry side of any op (instant ops complete here). */
+SEC("raw_tp")
+int BPF_PROG(test_logic_begin, __u64 op, __u64 tid, __u64 pid, __u64 gpu_id,
+	     __u64 queue_id, __u64 a, __u64 b, __u64 c, __u64 d,
+	     __u64 target, __u64 now)
+{
+	struct gp_event e = {};
+
+	e.op = op;
+	e.tid = tid;
+	e.pid = pid;
+	e.ns_pid = pid;
+	e.gpu_id = gpu_id;
+	e.queue_id = queue_id;
+	e.target_pid = target;
+	__builtin_memcpy(e.comm, "l1-test", 8);
+	switch (op) {
+	case GP_OP_CREATE:
+	case GP_OP_QUEUE_ADD:
+	case GP_OP_QUEUE_DEL:
+		e.queue.type = a;
+		e.queue.priority = b;
+		e.queue.percentage = c;
+		e.queue.ring_size = d;
+		break;
+	case GP_OP_EVICT:
+	case GP_OP_RESTORE:
+		e.evict.evicted_before = a;
+		e.evict.n_queues = b;
+		break;
+	case GP_OP_DBG_TRAP:
+		e.dbg.dbg_op = a;
+		e.dbg.debugger_pid = pid;
+		break;
+	case GP_OP_SUSPEND:
+	case GP_OP_RESUME:
+		e.susp.num_queues = a;
+		e.susp.grace_period = b;
+		break;
+	}
+	if (op == GP_OP_QUEUE_ADD || op == GP_OP_QUEUE_DEL) {
+		gp_instant(&e, now);
+		return 0;
+	}
+	return gp_begin(&e, 0, now) ? 0 : 1;
+}
+
+/* Return side: a..d are what the probe reads at return. */
+SEC("raw_tp")
+int BPF_PROG(test_logic_finish, __u64 op, __u64 tid, __u64 ret, __u64 now,
+	     __u64 a, __u64 b, __u64 c, __u64 d)
+{
+	struct gp_pending *p = gp_pending_get(tid, op);
+
+	if (!p)
+		return 1;
+	switch (op) {
+	case GP_OP_CREATE:
+		p->ev.queue_id = a;
+		break;
+	case GP_OP_EVICT:
+	case GP_OP_RESTORE:
+		p->ev.evict.evicted_after = a;
+		break;
+	case GP_OP_SUSPEND:
+	case GP_OP_RESUME:
+		p->ev.susp.done = (int)ret > 0 ? ret : 0;
+		p->nqids = a;
+		p->qids[0] = b;
+		p->qids[1] = c;
+		p->qids[2] = d;
+		break;
+	}
+	gp_finish(p, tid, op, (int)ret, now);
+	return 0;
+}
+
+SEC("raw_tp")
+int BPF_PROG(test_logic_exit, __u64 pid, __u64 tid, __u64 now)
+{
+	gp_task_exit(pid, tid, "l1-exit", now);
+	return 0;
+}
+
+/* Emit n events straight into the ring buffer (to fill it). */
+SEC("raw_tp")
+int BPF_PROG(test_logic_flood, __u64 n)
+{
+	struct gp_event e = {};
+
+	e.op = GP_OP_HW_FENCE;
+	for (int i = 0; i < 4096; i++) {
+		if (i >= n)
+			break;
+		e.queue_id = i;
+		gp_emit(&e);
+	}
+	return 0;
+}
+
+/* gp_slot() on its own, for the bucket edges. */
+SEC("raw_tp")
+int BPF_PROG(test_logic_slot, __u64 v)
+{
+	return gp_slot(v);
+}

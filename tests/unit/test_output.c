@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/* L0: names, text lines and NDJSON of gpreempt-trace events (output.c). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "output.h"
+
+/* 2023-11-14 22:13:20 UTC at boot, so ts 3723 s is 23:15:23. */
+#define BOOT_TO_REAL (1700000000LL * 1000000000LL)
+
+static char *buf;
+static size_t buflen;
+
+static FILE *mem(void)
+{
+	free(buf);
+	buf = NULL;
+	return open_memstream(&buf, &buflen);
+}
+
+static const char *done(FILE *f)
+{
+	fclose(f);
+	return buf;
+}
+
+static struct gp_event ev(__u32 op)
+{
+	struct gp_event e = {
+		.ts_ns = 3723ULL * 1000000000ULL + 250000000ULL,
+		.duration_ns = 41523,
+		.cgroup_id = 5012,
+		.pid = 4242,
+		.tid = 4243,
+		.ns_pid = 7,
+		.op = op,
+		.gpu_id = 51157,
+		.queue_id = 2,
+	};
+
+	strcpy(e.comm, "python3");
+	return e;
+}
+
+static struct gp_event create_ev(void)
+{
+	struct gp_event e = ev(GP_OP_CREATE);
+
+	e.queue.type = 2;		/* KFD_IOC_QUEUE_TYPE_COMPUTE_AQL */
+	e.queue.priority = 7;
+	e.queue.percentage = 100;
+	e.queue.ring_size = 4096;
+	e.queue.doorbell_offset = 0x1800;
+	return e;
+}
+
+static const char *text(const struct gp_event *e, enum gp_unit u, bool ts)
+{
+	struct gp_out_opts o = {
+		.unit = u, .timestamp = ts, .boot_to_real_ns = BOOT_TO_REAL,
+	};
+	FILE *f = mem();
+
+	gp_out_event_text(f, e, &o);
+	return done(f);
+}
+
+static const char *json(const struct gp_event *e)
+{
+	FILE *f = mem();
+
+	gp_out_event_json(f, e);
+	return done(f);
+}
+
+TEST(op_names_cover_every_op_and_fit_the_column)
+{
+	for (__u32 op = 0; op < GP_OP_MAX; op++) {
+		const char *n = gp_op_name(op);
+
+		CHECK(n != NULL);
+		CHECK(n && strlen(n) <= 8);
+		for (__u32 o2 = 0; n && o2 < op; o2++)
+			CHECK(strcmp(n, gp_op_name(o2)) != 0);
+	}
+	CHECK(gp_op_name(GP_OP_MAX) == NULL);
+	CHECK(gp_op_name(0xffffffffu) == NULL);
+	CHECK_STR(gp_op_name(GP_OP_SUSPEND), "suspend");
+	CHECK_STR(gp_op_name(GP_OP_PROC_EVICT), "p_evict");
+}
+
+TEST(uapi_and_kernel_names)
+{
+	/* KFD_IOC_QUEUE_TYPE_* and enum kfd_queue_type differ from 2 on. */
+	CHECK_STR(gp_ioc_queue_type_name(0), "compute");
+	CHECK_STR(gp_ioc_queue_type_name(2), "compute_aql");
+	CHECK_STR(gp_ioc_queue_type_name(3), "sdma_xgmi");
+	CHECK_STR(gp_ioc_queue_type_name(4), "sdma_by_eng_id");
+	CHECK(gp_ioc_queue_type_name(5) == NULL);
+	CHECK_STR(gp_kq_type_name(2), "hiq");
+	CHECK_STR(gp_kq_type_name(3), "diq");
+	CHECK_STR(gp_kq_type_name(4), "sdma_xgmi");
+	CHECK_STR(gp_kq_type_name(5), "sdma_by_eng_id");
+	CHECK(gp_kq_type_name(6) == NULL);
+	CHECK_STR(gp_dbg_op_name(0), "enable");
+	CHECK_STR(gp_dbg_op_name(6), "suspend_queues");
+	CHECK_STR(gp_dbg_op_name(7), "resume_queues");
+	CHECK_STR(gp_dbg_op_name(14), "get_device_snapshot");
+	CHECK(gp_dbg_op_name(15) == NULL);
+	CHECK_STR(gp_trigger_name(2), "ttm");
+	CHECK_STR(gp_trigger_name(5), "criu_restore");
+	CHECK(gp_trigger_name(6) == NULL);
+	CHECK_STR(gp_qstate_name(GP_QS_EVICTED_SUSPENDED),
+		  "evicted_suspended");
+	CHECK(gp_qstate_name(4) == NULL);
+}
+
+TEST(errno_names)
+{
+	CHECK_STR(gp_errno_name(-22), "EINVAL");
+	CHECK_STR(gp_errno_name(22), "EINVAL");
+	CHECK_STR(gp_errno_name(-3), "ESRCH");
+	CHECK_STR(gp_errno_name(-1), "EPERM");
+	CHECK(gp_errno_name(0) == NULL);
+	CHECK(gp_errno_name(-9999) == NULL);
+}
+
+TEST(units)
+{
+	CHECK(gp_unit_ns(GP_UNIT_USEC) == 1000);
+	CHECK(gp_unit_ns(GP_UNIT_MSEC) == 1000000);
+	CHECK(gp_unit_ns(GP_UNIT_NSEC) == 1);
+	CHECK_STR(gp_unit_label(GP_UNIT_USEC), "usecs");
+	CHECK_STR(gp_unit_label(GP_UNIT_MSEC), "msecs");
+	CHECK_STR(gp_unit_short(GP_UNIT_NSEC), "ns");
+}
+
+TEST(sizes)
+{
+	char b[24];
+
+	CHECK_STR(gp_fmt_size(b, sizeof(b), 4096), "4K");
+	CHECK_STR(gp_fmt_size(b, sizeof(b), 1 << 20), "1M");
+	CHECK_STR(gp_fmt_size(b, sizeof(b), 3 << 20), "3M");
+	CHECK_STR(gp_fmt_size(b, sizeof(b), 1000), "1000");
+	CHECK_STR(gp_fmt_size(b, sizeof(b), 0), "0");
+}
+
+TEST(header)
+{
+	struct gp_out_opts o = { .unit = GP_UNIT_USEC };
+	FILE *f = mem();
+
+	gp_out_header(f, &o);
+	CHECK_STR(done(f), "OP       PID    NSPID CGROUP COMM         GPU QID "
+		  "RET    LAT(us) DETAIL\n");
+	o.timestamp = true;
+	o.unit = GP_UNIT_MSEC;
+	f = mem();
+	gp_out_header(f, &o);
+	CHECK_STR(done(f), "TIME     OP       PID    NSPID CGROUP COMM       "
+		  "  GPU QID RET    LAT(ms) DETAIL\n");
+	o.json = true;
+	f = mem();
+	gp_out_header(f, &o);
+	CHECK_STR(done(f), "");
+}
+
+TEST(text_create)
+{
+	struct gp_event e = create_ev();
+
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "create   4242   7     5012   python3    51157   2 0      "
+		  "   41.5 aql p7 4K\n");
+	CHECK_STR(text(&e, GP_UNIT_MSEC, false),
+		  "create   4242   7     5012   python3    51157   2 0      "
+		  "  0.042 aql p7 4K\n");
+	CHECK_STR(text(&e, GP_UNIT_NSEC, false),
+		  "create   4242   7     5012   python3    51157   2 0      "
+		  "  41523 aql p7 4K\n");
+	e.ret = -22;
+	e.queue.type = 9;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "create   4242   7     5012   python3    51157   2 EINVAL "
+		  "   41.5 ?9 p7 4K\n");
+}
+
+TEST(text_timestamp_is_wall_clock_of_boot_ts)
+{
+	struct gp_event e = create_ev();
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	CHECK_STR(text(&e, GP_UNIT_USEC, true),
+		  "23:15:23 create   4242   7     5012   python3    51157   2 "
+		  "0         41.5 aql p7 4K\n");
+}
+
+TEST(text_other_ops)
+{
+	struct gp_event e;
+
+	e = ev(GP_OP_DESTROY);		/* no DETAIL, no trailing blank */
+	e.queue_id = 3;
+	e.ret = -22;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "destroy  4242   7     5012   python3    51157   3 EINVAL "
+		  "   41.5\n");
+	e = ev(GP_OP_QUEUE_ADD);
+	e.queue.type = 4;		/* kernel SDMA_XGMI */
+	e.queue.priority = 15;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "q_add    4242   7     5012   python3    51157   2 0      "
+		  "      - xgmi p15\n");
+	e = ev(GP_OP_EVICT);
+	e.evict.evicted_before = 0;
+	e.evict.evicted_after = 1;
+	e.duration_ns = 2500000;
+	CHECK_STR(text(&e, GP_UNIT_MSEC, false),
+		  "evict    4242   7     5012   python3    51157   2 0      "
+		  "  2.500 evicted 0->1\n");
+	e = ev(GP_OP_PROC_EVICT);
+	e.evict.trigger = 4;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "p_evict  4242   7     5012   python3    51157   2 0      "
+		  "   41.5 criu_ckpt\n");
+	e = ev(GP_OP_DBG_TRAP);
+	e.gpu_id = e.queue_id = 0;
+	e.dbg.dbg_op = 6;
+	e.target_pid = 977;
+	e.ret = -1;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "dbg_trap 4242   7     5012   python3        0   0 EPERM  "
+		  "   41.5 suspend >977\n");
+	e = ev(GP_OP_SUSPEND);
+	e.susp.num_queues = 3;
+	e.susp.done = 2;
+	e.susp.grace_period = 0;
+	e.ret = 2;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "suspend  4242   7     5012   python3    51157   2 2      "
+		  "   41.5 2/3 g0\n");
+	e.op = GP_OP_RESUME;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "resume   4242   7     5012   python3    51157   2 2      "
+		  "   41.5 2/3\n");
+	e = ev(GP_OP_HW_UNMAP);
+	e.hw.filter = 2;
+	e.hw.filter_param = 0;
+	e.hw.reset = 1;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "hw_unmap 4242   7     5012   python3    51157   2 0      "
+		  "   41.5 f2 0 reset\n");
+	e = ev(GP_OP_EXIT);
+	e.evict.n_queues = 3;
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "exit     4242   7     5012   python3    51157   2 0      "
+		  "      - 3 rows\n");
+	e = ev(99);
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "?99      4242   7     5012   python3    51157   2 0      "
+		  "   41.5\n");
+}
+
+TEST(text_comm_without_nul_is_cut_not_overrun)
+{
+	struct gp_event e = create_ev();
+
+	memcpy(e.comm, "0123456789abcdefXXXX", GP_COMM_LEN);
+	CHECK_STR(text(&e, GP_UNIT_USEC, false),
+		  "create   4242   7     5012   0123456789 51157   2 0      "
+		  "   41.5 aql p7 4K\n");
+	CHECK(strstr(json(&e), "\"comm\":\"0123456789abcdef\",") != NULL);
+}
+
+/* Usual values stay under 80 columns without -T. */
+TEST(text_under_80_columns)
+{
+	static const __u32 ops[] = {
+		GP_OP_CREATE, GP_OP_DESTROY, GP_OP_QUEUE_ADD, GP_OP_QUEUE_DEL,
+		GP_OP_EVICT, GP_OP_RESTORE, GP_OP_PROC_EVICT, GP_OP_DBG_TRAP,
+		GP_OP_SUSPEND, GP_OP_RESUME, GP_OP_HW_UNMAP, GP_OP_HW_FENCE,
+		GP_OP_MES_REMOVE, GP_OP_MES_ADD, GP_OP_EXIT,
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct gp_event e = create_ev();
+		const char *s;
+
+		e.op = ops[i];
+		e.pid = 999999;
+		e.ns_pid = 99999;
+		e.cgroup_id = 999999;
+		strcpy(e.comm, "kfd-exerciser");
+		e.duration_ns = 9999999;	/* 9999.9 us */
+		e.ret = -22;
+		e.target_pid = 999999;
+		switch (e.op) {
+		case GP_OP_EVICT:
+		case GP_OP_RESTORE:
+			e.evict.evicted_before = 10;
+			e.evict.evicted_after = 11;
+			break;
+		case GP_OP_PROC_EVICT:
+			e.evict.trigger = 4;	/* longest name */
+			break;
+		case GP_OP_DBG_TRAP:
+			e.dbg.dbg_op = 13;
+			break;
+		case GP_OP_SUSPEND:
+		case GP_OP_RESUME:
+			e.susp.num_queues = 128;
+			e.susp.done = 128;
+			e.susp.grace_period = 1000;
+			break;
+		case GP_OP_HW_UNMAP:
+			e.hw.filter = 2;
+			e.hw.filter_param = 65535;	/* a pasid */
+			e.hw.reset = 1;
+			break;
+		case GP_OP_HW_FENCE:
+			e.hw.timeout_ms = 9000;
+			break;
+		case GP_OP_EXIT:
+			e.evict.n_queues = 1024;
+			break;
+		default:
+			e.queue.ring_size = 1 << 20;
+			e.queue.priority = 15;
+		}
+		s = text(&e, GP_UNIT_USEC, false);
+		if (strlen(s) > 80)	/* 79 + '\n' */
+			printf("# %zu columns: %s", strlen(s) - 1, s);
+		CHECK(strlen(s) <= 80);
+	}
+}
+
+TEST(json_create)
+{
+	struct gp_event e = create_ev();
+
+	CHECK_STR(json(&e),
+		  "{\"type\":\"event\",\"op\":\"create\",\"ts_boot_ns\":"
+		  "3723250000000,\"duration_ns\":41523,\"pid\":4242,"
+		  "\"tid\":4243,"
+		  "\"ns_pid\":7,\"cgroup_id\":5012,\"comm\":\"python3\","
+		  "\"gpu_id\":51157,\"queue_id\":2,\"ret\":0,\"pasid\":0,"
+		  "\"reduced\":false,\"kworker\":false,\"queue_type\":"
+		  "\"compute_aql\",\"queue_type_raw\":2,\"priority\":7,"
+		  "\"percentage\":100,\"ring_size_bytes\":4096,"
+		  "\"doorbell_offset\":\"0x1800\"}\n");
+}
+
+TEST(json_failed_create_names_errno)
+{
+	struct gp_event e = create_ev();
+
+	e.ret = -22;
+	e.flags = GP_EVF_REDUCED;
+	CHECK(strstr(json(&e), ",\"ret\":-22,\"errno_name\":\"EINVAL\","
+		     "\"pasid\":0,\"reduced\":true,") != NULL);
+	e.ret = -9999;
+	CHECK(strstr(json(&e), "\"errno_name\":\"?9999\"") != NULL);
+	e.ret = 0;
+	CHECK(strstr(json(&e), "errno_name") == NULL);
+}
+
+TEST(json_queue_add_uses_kernel_type)
+{
+	struct gp_event e = ev(GP_OP_QUEUE_ADD);
+
+	e.queue.type = 2;
+	e.flags = GP_EVF_KWORKER;
+	CHECK(strstr(json(&e), "\"kworker\":true,\"queue_type\":\"hiq\","
+		     "\"queue_type_raw\":2,") != NULL);
+}
+
+TEST(json_per_op_fields)
+{
+	struct gp_event e;
+
+	e = ev(GP_OP_RESTORE);
+	e.evict.evicted_before = 1;
+	e.evict.evicted_after = 0;
+	e.evict.n_queues = 4;
+	CHECK(strstr(json(&e), "\"kworker\":false,\"evicted_before\":1,"
+		     "\"evicted_after\":0,\"n_queues\":4}\n") != NULL);
+	e = ev(GP_OP_PROC_EVICT);
+	e.evict.trigger = 2;
+	CHECK(strstr(json(&e), ",\"trigger\":\"ttm\",\"trigger_raw\":2}\n")
+	      != NULL);
+	e.evict.trigger = 77;
+	CHECK(strstr(json(&e), ",\"trigger\":\"?77\",\"trigger_raw\":77}\n")
+	      != NULL);
+	e = ev(GP_OP_DBG_TRAP);
+	e.dbg.dbg_op = 7;
+	e.dbg.debugger_pid = 4242;
+	e.target_pid = 977;
+	CHECK(strstr(json(&e), ",\"dbg_op\":\"resume_queues\","
+		     "\"dbg_op_raw\":7,\"target_pid\":977,"
+		     "\"debugger_pid\":4242}\n") != NULL);
+	e = ev(GP_OP_SUSPEND);
+	e.target_pid = 4242;
+	e.susp.num_queues = 3;
+	e.susp.done = 2;
+	e.susp.grace_period = 100;
+	CHECK(strstr(json(&e), ",\"target_pid\":4242,\"queues_asked\":3,"
+		     "\"queues_done\":2,\"grace_period_kcycles\":100}\n")
+	      != NULL);
+	e.op = GP_OP_RESUME;
+	CHECK(strstr(json(&e), ",\"queues_done\":2}\n") != NULL);
+	e = ev(GP_OP_HW_FENCE);
+	e.hw.timeout_ms = 9000;
+	CHECK(strstr(json(&e), ",\"target_pid\":0,\"timeout_ms\":9000}\n")
+	      != NULL);
+	e = ev(GP_OP_EXIT);
+	e.evict.n_queues = 3;
+	CHECK(strstr(json(&e), ",\"queues_dropped\":3}\n") != NULL);
+	e = ev(200);
+	CHECK(strstr(json(&e), "\"op\":\"?200\"") != NULL);
+	CHECK(strstr(json(&e), "\"kworker\":false}\n") != NULL);
+}
+
+TEST(json_escapes_comm)
+{
+	struct gp_event e = create_ev();
+
+	strcpy(e.comm, "a\"b\\c\n");
+	CHECK(strstr(json(&e), "\"comm\":\"a\\\"b\\\\c\\n\"") != NULL);
+}
+
+TEST(lost)
+{
+	struct gp_out_opts o = {};
+	FILE *f = mem();
+
+	gp_out_lost(f, 0, &o);
+	CHECK_STR(done(f), "");
+	f = mem();
+	gp_out_lost(f, 12, &o);
+	CHECK_STR(done(f), "12 events lost (ring buffer full)\n");
+	o.json = true;
+	f = mem();
+	gp_out_lost(f, 0, &o);
+	CHECK_STR(done(f), "{\"type\":\"lost\",\"events\":0}\n");
+}
+
+/* Every JSON form parses, with jq when the machine has it. */
+TEST(json_parses_with_jq)
+{
+	char path[] = "/tmp/gp-test-output.XXXXXX";
+	int fd = mkstemp(path), rc;
+	FILE *f;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	for (__u32 op = 0; op <= GP_OP_MAX; op++) {
+		struct gp_event e = create_ev();
+
+		e.op = op;
+		e.ret = op & 1 ? -22 : 0;
+		strcpy(e.comm, "q\"\\\t");
+		gp_out_event_json(f, &e);
+	}
+	fclose(f);
+	if (system("command -v jq >/dev/null 2>&1")) {
+		printf("# jq not installed: JSON checked by string only\n");
+	} else {
+		char cmd[256];
+
+		/* -e: fails on a parse error; count the objects too. */
+		snprintf(cmd, sizeof(cmd), "jq -e -s 'length == %d and "
+			 "all(.type == \"event\" and (.duration_ns|type) == "
+			 "\"number\")' %s >/dev/null", GP_OP_MAX + 1, path);
+		rc = system(cmd);
+		CHECK(rc == 0);
+	}
+	unlink(path);
+}
+
+int main(void)
+{
+	RUN(op_names_cover_every_op_and_fit_the_column);
+	RUN(uapi_and_kernel_names);
+	RUN(errno_names);
+	RUN(units);
+	RUN(sizes);
+	RUN(header);
+	RUN(text_create);
+	RUN(text_timestamp_is_wall_clock_of_boot_ts);
+	RUN(text_other_ops);
+	RUN(text_comm_without_nul_is_cut_not_overrun);
+	RUN(text_under_80_columns);
+	RUN(json_create);
+	RUN(json_failed_create_names_errno);
+	RUN(json_queue_add_uses_kernel_type);
+	RUN(json_per_op_fields);
+	RUN(json_escapes_comm);
+	RUN(lost);
+	RUN(json_parses_with_jq);
+	free(buf);
+	return tap_done();
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Log2 latency histograms: libbpf-tools' text layout, and NDJSON. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "hist.h"
+#include "json.h"
+
+#define STARS 40
+
+void gp_hist_bounds(unsigned int slot, uint64_t *low, uint64_t *high)
+{
+	/* Slot 0 holds 0 and 1; slot i >= 1 holds [2^i, 2^(i+1) - 1]. */
+	*high = (2ULL << slot) - 1;
+	*low = slot ? 1ULL << slot : 0;
+}
+
+static void bar(FILE *f, uint64_t val, uint64_t max, int width)
+{
+	uint64_t n = (val < max ? val : max) * width / max;
+	int i;
+
+	for (i = 0; i < width; i++)
+		fputc(i < (int)n ? '*' : ' ', f);
+	if (val > max)
+		fputc('+', f);
+}
+
+void gp_print_log2_hist(FILE *f, const __u64 *vals, int n,
+			const char *label)
+{
+	int last = -1, i, w, stars;
+	uint64_t max = 0, low, high;
+
+	for (i = 0; i < n; i++) {
+		if (vals[i])
+			last = i;
+		if (vals[i] > max)
+			max = vals[i];
+	}
+	if (last < 0)
+		return;
+	/* Past 32 rows the columns widen and the bar halves. */
+	w = last <= 32 ? 10 : 20;
+	stars = last <= 32 ? STARS : STARS / 2;
+	fprintf(f, "%*s%-*s : count    distribution\n", last <= 32 ? 5 : 15,
+		"", last <= 32 ? 19 : 29, label);
+	for (i = 0; i <= last; i++) {
+		gp_hist_bounds(i, &low, &high);
+		fprintf(f, "%*" PRIu64 " -> %-*" PRIu64 " : %-8llu |", w, low,
+			w, high, (unsigned long long)vals[i]);
+		bar(f, vals[i], max, stars);
+		fputs("|\n", f);
+	}
+}
+
+static const char *op_str(__u32 op, char *buf, size_t len)
+{
+	const char *n = gp_op_name(op);
+
+	if (n)
+		return n;
+	snprintf(buf, len, "?%u", op);
+	return buf;
+}
+
+char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
+		    const int *pids, int npids)
+{
+	char opb[16], subb[16];
+	const char *sub = NULL;
+	size_t off;
+	int i;
+
+	if (k->op == GP_OP_DBG_TRAP) {
+		sub = gp_dbg_op_name(k->sub);
+		if (!sub) {
+			snprintf(subb, sizeof(subb), "?%u", k->sub);
+			sub = subb;
+		}
+	}
+	off = snprintf(buf, len, "%s%s%s latency", op_str(k->op, opb,
+			sizeof(opb)), sub ? " " : "", sub ? sub : "");
+	for (i = 0; i < npids && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%d",
+				i ? ", " : " (pid ", pids[i]);
+	if (npids && off < len)
+		snprintf(buf + off, len - off, ")");
+	return buf;
+}
+
+static void hist_text(FILE *f, const struct gp_hist_key *k,
+		      const struct gp_hist *h, const struct gp_out_opts *o,
+		      const char *title)
+{
+	uint64_t u = gp_unit_ns(o->unit);
+	const char *label = gp_unit_label(o->unit);
+
+	/* A blank line before each: they follow the map or another one. */
+	fprintf(f, "\n%s:\n", title);
+	gp_print_log2_hist(f, h->slots, GP_MAX_SLOTS, label);
+	/* funclatency's summary line, in the same unit. */
+	fprintf(f, "\navg = %llu %s, total: %llu %s, count: %llu\n",
+		(unsigned long long)(h->count ? h->sum_ns / h->count / u : 0),
+		label, (unsigned long long)(h->sum_ns / u), label,
+		(unsigned long long)h->count);
+}
+
+static void hist_json(FILE *f, const struct gp_hist_key *k,
+		      const struct gp_hist *h, const struct gp_out_opts *o,
+		      const char *title)
+{
+	char opb[16], subb[16];
+	uint64_t low, high;
+	const char *sub;
+	struct json j;
+	int i;
+
+	json_begin(&j, f);
+	json_str(&j, "type", "hist");
+	json_str(&j, "op", op_str(k->op, opb, sizeof(opb)));
+	json_u64(&j, "sub", k->sub);
+	if (k->op == GP_OP_DBG_TRAP) {
+		sub = gp_dbg_op_name(k->sub);
+		if (!sub) {
+			snprintf(subb, sizeof(subb), "?%u", k->sub);
+			sub = subb;
+		}
+		json_str(&j, "dbg_op", sub);
+	}
+	json_str(&j, "title", title);
+	json_str(&j, "unit", gp_unit_label(o->unit));
+	json_u64(&j, "unit_ns", gp_unit_ns(o->unit));
+	json_u64(&j, "count", h->count);
+	json_u64(&j, "sum_ns", h->sum_ns);
+	json_arr_open(&j, "buckets");
+	for (i = 0; i < GP_MAX_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		gp_hist_bounds(i, &low, &high);
+		json_obj_open(&j, NULL);
+		json_u64(&j, "low", low);
+		json_u64(&j, "high", high);
+		json_u64(&j, "count", h->slots[i]);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_end(&j);
+}
+
+void gp_hist_print(FILE *f, const struct gp_hist_key *k,
+		   const struct gp_hist *h, const struct gp_out_opts *o,
+		   const int *pids, int npids)
+{
+	char title[256];
+
+	gp_hist_title(title, sizeof(title), k, pids, npids);
+	if (o->json)
+		hist_json(f, k, h, o, title);
+	else
+		hist_text(f, k, h, o, title);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct gp_hist_key *x = a, *y = b;
+
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	if (x->sub != y->sub)
+		return x->sub < y->sub ? -1 : 1;
+	return 0;
+}
+
+int gp_hists_print_pids(FILE *f, int map_fd, const struct gp_out_opts *o,
+			const int *pids, int npids)
+{
+	struct gp_hist_key *keys = NULL, *tmp, k, cur, *prev = NULL;
+	size_t n = 0, cap = 0, i;
+	struct gp_hist h;
+	int printed = 0;
+
+	for (;;) {
+		int err = bpf_map_get_next_key(map_fd, prev, &k);
+
+		if (err == -ENOENT)
+			break;
+		if (err) {
+			free(keys);
+			return err;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			tmp = realloc(keys, cap * sizeof(*keys));
+			if (!tmp) {
+				free(keys);
+				return -ENOMEM;
+			}
+			keys = tmp;
+		}
+		keys[n++] = k;
+		cur = k;
+		prev = &cur;
+	}
+	if (n)
+		qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 0; i < n; i++) {
+		/* Vanished since listed: nothing to print. */
+		if (bpf_map_lookup_elem(map_fd, &keys[i], &h) || !h.count)
+			continue;
+		gp_hist_print(f, &keys[i], &h, o, pids, npids);
+		printed++;
+	}
+	free(keys);
+	if (!printed && !o->json)
+		fprintf(f, "No latencies recorded.\n");
+	return printed;
+}
+
+int gp_hists_print(FILE *f, int map_fd, const struct gp_out_opts *o)
+{
+	return gp_hists_print_pids(f, map_fd, o, NULL, 0);
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Event formatting for gpreempt-trace: names, text lines, NDJSON. */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "json.h"
+#include "output.h"
+#include "util.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NAME(tab, i) ((i) < ARRAY_SIZE(tab) ? (tab)[i] : NULL)
+
+/* Short, at most 8 characters: they are the OP column. */
+static const char *const op_names[] = {
+	[GP_OP_CREATE] = "create",
+	[GP_OP_DESTROY] = "destroy",
+	[GP_OP_QUEUE_ADD] = "q_add",
+	[GP_OP_QUEUE_DEL] = "q_del",
+	[GP_OP_EVICT] = "evict",
+	[GP_OP_RESTORE] = "restore",
+	[GP_OP_PROC_EVICT] = "p_evict",
+	[GP_OP_DBG_TRAP] = "dbg_trap",
+	[GP_OP_SUSPEND] = "suspend",
+	[GP_OP_RESUME] = "resume",
+	[GP_OP_HW_UNMAP] = "hw_unmap",
+	[GP_OP_HW_FENCE] = "hw_fence",
+	[GP_OP_MES_REMOVE] = "mes_rm",
+	[GP_OP_MES_ADD] = "mes_add",
+	[GP_OP_EXIT] = "exit",
+};
+
+/* KFD_IOC_QUEUE_TYPE_* (the CREATE_QUEUE argument). */
+static const char *const ioc_qtypes[] = {
+	"compute", "sdma", "compute_aql", "sdma_xgmi", "sdma_by_eng_id",
+};
+
+/* enum kfd_queue_type (struct queue, sysfs "type"). */
+static const char *const kq_types[] = {
+	"compute", "sdma", "hiq", "diq", "sdma_xgmi", "sdma_by_eng_id",
+};
+
+/* enum kfd_dbg_trap_operations; JSON names, then the text ones. */
+static const char *const dbg_ops[] = {
+	"enable", "disable", "send_runtime_event", "set_exceptions_enabled",
+	"set_wave_launch_override", "set_wave_launch_mode", "suspend_queues",
+	"resume_queues", "set_node_address_watch", "clear_node_address_watch",
+	"set_flags", "query_debug_event", "query_exception_info",
+	"get_queue_snapshot", "get_device_snapshot",
+};
+
+/* At most 7 characters: the text DETAIL column is narrow. */
+static const char *const dbg_ops_short[] = {
+	"enable", "disable", "rt_ev", "set_exc", "wv_ovr", "wv_mode",
+	"suspend", "resume", "set_wp", "clr_wp", "flags", "qry_ev",
+	"qry_exc", "q_snap", "d_snap",
+};
+
+/* Queue type names shortened for the text DETAIL column. */
+static const char *qtype_short(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (!strcmp(name, "compute_aql"))
+		return "aql";
+	if (!strcmp(name, "sdma_xgmi"))
+		return "xgmi";
+	if (!strcmp(name, "sdma_by_eng_id"))
+		return "sdma_eng";
+	return name;
+}
+
+/* enum KFD_QUEUE_EVICTION_TRIGGERS. */
+static const char *const triggers[] = {
+	"svm", "userptr", "ttm", "suspend", "criu_checkpoint", "criu_restore",
+};
+
+static const char *const qstates[] = {
+	[GP_QS_ACTIVE] = "active",
+	[GP_QS_EVICTED] = "evicted",
+	[GP_QS_SUSPENDED] = "suspended",
+	[GP_QS_EVICTED_SUSPENDED] = "evicted_suspended",
+};
+
+const char *gp_op_name(__u32 op)
+{
+	return NAME(op_names, op);
+}
+
+const char *gp_ioc_queue_type_name(__u32 t)
+{
+	return NAME(ioc_qtypes, t);
+}
+
+const char *gp_kq_type_name(__u32 t)
+{
+	return NAME(kq_types, t);
+}
+
+const char *gp_dbg_op_name(__u32 op)
+{
+	return NAME(dbg_ops, op);
+}
+
+const char *gp_trigger_name(__u32 trigger)
+{
+	return NAME(triggers, trigger);
+}
+
+const char *gp_qstate_name(__u32 state)
+{
+	return NAME(qstates, state);
+}
+
+const char *gp_errno_name(int err)
+{
+	if (err < 0)
+		err = -err;
+	return err ? strerrorname_np(err) : NULL;
+}
+
+uint64_t gp_unit_ns(enum gp_unit u)
+{
+	switch (u) {
+	case GP_UNIT_MSEC:
+		return NSEC_PER_MSEC;
+	case GP_UNIT_USEC:
+		return NSEC_PER_USEC;
+	default:
+		return 1;
+	}
+}
+
+const char *gp_unit_label(enum gp_unit u)
+{
+	switch (u) {
+	case GP_UNIT_MSEC:
+		return "msecs";
+	case GP_UNIT_USEC:
+		return "usecs";
+	default:
+		return "nsecs";
+	}
+}
+
+const char *gp_unit_short(enum gp_unit u)
+{
+	switch (u) {
+	case GP_UNIT_MSEC:
+		return "ms";
+	case GP_UNIT_USEC:
+		return "us";
+	default:
+		return "ns";
+	}
+}
+
+/* "name" or "?<n>" into buf. */
+static const char *or_num(const char *name, __u32 n, char *buf, size_t len)
+{
+	if (name)
+		return name;
+	snprintf(buf, len, "?%u", n);
+	return buf;
+}
+
+static bool instant(__u32 op)
+{
+	return op == GP_OP_QUEUE_ADD || op == GP_OP_QUEUE_DEL ||
+	       op == GP_OP_EXIT;
+}
+
+char *gp_fmt_size(char *buf, size_t len, uint64_t v)
+{
+	if (v && !(v % (1ULL << 20)))
+		snprintf(buf, len, "%" PRIu64 "M", v >> 20);
+	else if (v && !(v % 1024))
+		snprintf(buf, len, "%" PRIu64 "K", v >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+static void fmt_lat(char *buf, size_t len, const struct gp_event *e,
+		    enum gp_unit u)
+{
+	if (instant(e->op)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (u) {
+	case GP_UNIT_MSEC:
+		snprintf(buf, len, "%.3f", e->duration_ns / 1e6);
+		break;
+	case GP_UNIT_USEC:
+		snprintf(buf, len, "%.1f", e->duration_ns / 1e3);
+		break;
+	default:
+		snprintf(buf, len, "%llu", (unsigned long long)e->duration_ns);
+		break;
+	}
+}
+
+static void fmt_ret(char *buf, size_t len, int ret)
+{
+	const char *n = ret < 0 ? gp_errno_name(ret) : NULL;
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "%d", ret);
+}
+
+/* The short op-specific column; see output.h. */
+static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
+{
+	char n[24], sz[24];
+	const char *t;
+
+	buf[0] = '\0';
+	switch (e->op) {
+	case GP_OP_CREATE:
+		gp_fmt_size(sz, sizeof(sz), e->queue.ring_size);
+		t = qtype_short(gp_ioc_queue_type_name(e->queue.type));
+		snprintf(buf, len, "%s p%u %s",
+			 or_num(t, e->queue.type, n, sizeof(n)),
+			 e->queue.priority, sz);
+		break;
+	case GP_OP_QUEUE_ADD:
+	case GP_OP_QUEUE_DEL:
+		t = qtype_short(gp_kq_type_name(e->queue.type));
+		snprintf(buf, len, "%s p%u",
+			 or_num(t, e->queue.type, n, sizeof(n)),
+			 e->queue.priority);
+		break;
+	case GP_OP_EVICT:
+	case GP_OP_RESTORE:
+		snprintf(buf, len, "evicted %u->%u", e->evict.evicted_before,
+			 e->evict.evicted_after);
+		break;
+	case GP_OP_PROC_EVICT:
+		t = gp_trigger_name(e->evict.trigger);
+		if (t && !strncmp(t, "criu_", 5))	/* fit the column */
+			t = e->evict.trigger == 4 ? "criu_ckpt" : "criu_rstr";
+		snprintf(buf, len, "%s",
+			 or_num(t, e->evict.trigger, n, sizeof(n)));
+		break;
+	case GP_OP_DBG_TRAP:
+		snprintf(buf, len, "%s >%u",
+			 or_num(NAME(dbg_ops_short, e->dbg.dbg_op),
+				e->dbg.dbg_op, n, sizeof(n)), e->target_pid);
+		break;
+	case GP_OP_SUSPEND:
+		snprintf(buf, len, "%u/%u g%u", e->susp.done,
+			 e->susp.num_queues, e->susp.grace_period);
+		break;
+	case GP_OP_RESUME:
+		snprintf(buf, len, "%u/%u", e->susp.done, e->susp.num_queues);
+		break;
+	case GP_OP_HW_UNMAP:
+		snprintf(buf, len, "f%u %u%s", e->hw.filter, e->hw.filter_param,
+			 e->hw.reset ? " reset" : "");
+		break;
+	case GP_OP_HW_FENCE:
+		snprintf(buf, len, "%ums", e->hw.timeout_ms);
+		break;
+	case GP_OP_EXIT:
+		snprintf(buf, len, "%u rows", e->evict.n_queues);
+		break;
+	}
+}
+
+static int64_t boot_to_real(const struct gp_out_opts *o)
+{
+	static int64_t cached;
+	struct timespec rt;
+
+	if (o->boot_to_real_ns)
+		return o->boot_to_real_ns;
+	if (!cached) {
+		clock_gettime(CLOCK_REALTIME, &rt);
+		cached = (int64_t)rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec -
+			 (int64_t)boottime_ns();
+	}
+	return cached;
+}
+
+void gp_out_header(FILE *f, const struct gp_out_opts *o)
+{
+	char lat[16];
+
+	if (o->json)
+		return;
+	snprintf(lat, sizeof(lat), "LAT(%s)", gp_unit_short(o->unit));
+	if (o->timestamp)
+		fprintf(f, "%-8s ", "TIME");
+	fprintf(f, "%-8s %-6s %-5s %-6s %-10s %5s %3s %-6s %7s %s\n", "OP",
+		"PID", "NSPID", "CGROUP", "COMM", "GPU", "QID", "RET", lat,
+		"DETAIL");
+}
+
+void gp_out_event_text(FILE *f, const struct gp_event *e,
+		       const struct gp_out_opts *o)
+{
+	char op[16], ret[24], lat[32], detail[64], comm[GP_COMM_LEN + 1];
+
+	if (o->timestamp) {
+		int64_t real = (int64_t)e->ts_ns + boot_to_real(o);
+		time_t t = real / (int64_t)NSEC_PER_SEC;
+		struct tm tm;
+		char ts[16];
+
+		localtime_r(&t, &tm);
+		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+		fprintf(f, "%-8s ", ts);
+	}
+	memcpy(comm, e->comm, GP_COMM_LEN);
+	comm[GP_COMM_LEN] = '\0';
+	fmt_ret(ret, sizeof(ret), e->ret);
+	fmt_lat(lat, sizeof(lat), e, o->unit);
+	fmt_detail(detail, sizeof(detail), e);
+	fprintf(f, "%-8s %-6u %-5u %-6llu %-10.10s %5u %3u %-6s %7s%s%s\n",
+		or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
+		e->ns_pid, (unsigned long long)e->cgroup_id, comm, e->gpu_id,
+		e->queue_id, ret, lat, detail[0] ? " " : "", detail);
+}
+
+static void json_name(struct json *j, const char *key, const char *raw_key,
+		      const char *name, __u32 raw)
+{
+	char n[16];
+
+	json_str(j, key, or_num(name, raw, n, sizeof(n)));
+	json_u64(j, raw_key, raw);
+}
+
+void gp_out_event_json(FILE *f, const struct gp_event *e)
+{
+	char comm[GP_COMM_LEN + 1], n[16];
+	struct json j;
+
+	memcpy(comm, e->comm, GP_COMM_LEN);
+	comm[GP_COMM_LEN] = '\0';
+	json_begin(&j, f);
+	json_str(&j, "type", "event");
+	json_str(&j, "op", or_num(gp_op_name(e->op), e->op, n, sizeof(n)));
+	json_u64(&j, "ts_boot_ns", e->ts_ns);
+	json_u64(&j, "duration_ns", e->duration_ns);
+	json_u64(&j, "pid", e->pid);
+	json_u64(&j, "tid", e->tid);
+	json_u64(&j, "ns_pid", e->ns_pid);
+	json_u64(&j, "cgroup_id", e->cgroup_id);
+	json_str(&j, "comm", comm);
+	json_u64(&j, "gpu_id", e->gpu_id);
+	json_u64(&j, "queue_id", e->queue_id);
+	json_s64(&j, "ret", e->ret);
+	if (e->ret < 0)
+		json_str(&j, "errno_name", or_num(gp_errno_name(e->ret),
+						  -e->ret, n, sizeof(n)));
+	json_u64(&j, "pasid", e->pasid);
+	json_bool(&j, "reduced", e->flags & GP_EVF_REDUCED);
+	json_bool(&j, "kworker", e->flags & GP_EVF_KWORKER);
+
+	switch (e->op) {
+	case GP_OP_CREATE:
+	case GP_OP_QUEUE_ADD:
+	case GP_OP_QUEUE_DEL:
+		json_name(&j, "queue_type", "queue_type_raw",
+			  e->op == GP_OP_CREATE ?
+			  gp_ioc_queue_type_name(e->queue.type) :
+			  gp_kq_type_name(e->queue.type), e->queue.type);
+		json_u64(&j, "priority", e->queue.priority);
+		json_u64(&j, "percentage", e->queue.percentage);
+		json_u64(&j, "ring_size_bytes", e->queue.ring_size);
+		json_hex(&j, "doorbell_offset", e->queue.doorbell_offset);
+		break;
+	case GP_OP_EVICT:
+	case GP_OP_RESTORE:
+		json_u64(&j, "evicted_before", e->evict.evicted_before);
+		json_u64(&j, "evicted_after", e->evict.evicted_after);
+		json_u64(&j, "n_queues", e->evict.n_queues);
+		break;
+	case GP_OP_PROC_EVICT:
+		json_name(&j, "trigger", "trigger_raw",
+			  gp_trigger_name(e->evict.trigger), e->evict.trigger);
+		break;
+	case GP_OP_DBG_TRAP:
+		json_name(&j, "dbg_op", "dbg_op_raw",
+			  gp_dbg_op_name(e->dbg.dbg_op), e->dbg.dbg_op);
+		json_u64(&j, "target_pid", e->target_pid);
+		json_u64(&j, "debugger_pid", e->dbg.debugger_pid);
+		break;
+	case GP_OP_SUSPEND:
+	case GP_OP_RESUME:
+		json_u64(&j, "target_pid", e->target_pid);
+		json_u64(&j, "queues_asked", e->susp.num_queues);
+		json_u64(&j, "queues_done", e->susp.done);
+		if (e->op == GP_OP_SUSPEND)
+			json_u64(&j, "grace_period_kcycles",
+				 e->susp.grace_period);
+		break;
+	case GP_OP_HW_UNMAP:
+		json_u64(&j, "target_pid", e->target_pid);
+		json_u64(&j, "filter", e->hw.filter);
+		json_u64(&j, "filter_param", e->hw.filter_param);
+		json_bool(&j, "reset", e->hw.reset);
+		break;
+	case GP_OP_HW_FENCE:
+		json_u64(&j, "target_pid", e->target_pid);
+		json_u64(&j, "timeout_ms", e->hw.timeout_ms);
+		break;
+	case GP_OP_MES_REMOVE:
+	case GP_OP_MES_ADD:
+		json_u64(&j, "target_pid", e->target_pid);
+		break;
+	case GP_OP_EXIT:
+		json_u64(&j, "queues_dropped", e->evict.n_queues);
+		break;
+	}
+	json_end(&j);
+}
+
+void gp_out_event(FILE *f, const struct gp_event *e,
+		  const struct gp_out_opts *o)
+{
+	if (o->json)
+		gp_out_event_json(f, e);
+	else
+		gp_out_event_text(f, e, o);
+}
+
+void gp_out_lost(FILE *f, uint64_t lost, const struct gp_out_opts *o)
+{
+	struct json j;
+
+	if (o->json) {
+		json_begin(&j, f);
+		json_str(&j, "type", "lost");
+		json_u64(&j, "events", lost);
+		json_end(&j);
+	} else if (lost) {
+		fprintf(f, "%" PRIu64 " events lost (ring buffer full)\n",
+			lost);
+	}
+}

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpreempt-trace: KFD queue lifecycle, eviction and debug-trap
+ * suspend/resume, with a live PID -> queue map and latency histograms.
+ * Arguments and wiring only: probes in bpf/, hook choice in attach.c,
+ * formatting in output.c and hist.c, the queue table in queues.c.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "gpreempt.h"
+#include "gpreempt.skel.h"
+#include "attach.h"
+#include "exitcodes.h"
+#include "hist.h"
+#include "output.h"
+#include "queues.h"
+#include "util.h"
+
+#define MAX_PIDS 64
+#define BPF_FS_MAGIC_GP 0xcafe4a11
+
+static struct env {
+	int pids[MAX_PIDS];
+	int npids;
+	uint64_t duration_ns;
+	uint64_t interval_ns;
+	bool timestamp;
+	bool json;
+	bool kprobes;
+	bool reduced;
+	bool check;
+	bool verbose;
+	bool no_pin;
+	enum gp_unit unit;
+	const char *ready_file;
+} env = { .unit = GP_UNIT_USEC };
+
+static volatile sig_atomic_t exiting;
+
+const char *argp_program_version = "gpreempt-trace 0.1";
+static const char doc[] =
+"Trace AMD KFD GPU queues: create/destroy, eviction/restore, debug-trap\n"
+"suspend/resume; keep a live PID -> queue map; print latency histograms.\n"
+"\n"
+"USAGE: gpreempt-trace [-p PID]... [-d DURATION] [-i INTERVAL] [-T] [-m|-u]\n"
+"                      [-j] [-k | --reduced] [--check] [-v]\n"
+"\n"
+"EXAMPLES:\n"
+"    gpreempt-trace               # trace all KFD processes until Ctrl-C\n"
+"    gpreempt-trace -p 1234 -p 99 # only these host pids (owner or target)\n"
+"    gpreempt-trace -d 10s -m     # 10 seconds, histograms in ms\n"
+"    gpreempt-trace -i 5s         # print the queue map every 5 seconds\n"
+"    gpreempt-trace -j            # NDJSON: events, map rows, histograms\n"
+"    gpreempt-trace -k            # kprobes instead of fentry\n"
+"    gpreempt-trace --reduced     # UAPI arguments only (no amdgpu BTF)\n"
+"    gpreempt-trace --check       # what attaches on this kernel, and why\n"
+"\n"
+"Exit: 0 ok, 2 bad usage, 3 not root/no CAP_BPF+CAP_PERFMON, 4 no /dev/kfd,\n"
+"5 no BPF, 6 no KFD probe could attach, 1 other errors.\n";
+
+enum {
+	OPT_REDUCED = 0x100,
+	OPT_CHECK,
+	OPT_READY,
+	OPT_NO_PIN,
+};
+
+static const struct argp_option opts[] = {
+	{ "pid", 'p', "PID", 0, "Only this host pid (repeatable)", 0 },
+	{ "duration", 'd', "DURATION", 0,
+	  "Stop after DURATION (10, 500ms, 2m)", 0 },
+	{ "interval", 'i', "INTERVAL", 0, "Print the queue map every INTERVAL",
+	  0 },
+	{ "timestamp", 'T', NULL, 0, "Include a time column", 0 },
+	{ "milliseconds", 'm', NULL, 0, "Histograms in milliseconds", 0 },
+	{ "microseconds", 'u', NULL, 0,
+	  "Histograms in microseconds (default)", 0 },
+	{ "json", 'j', NULL, 0, "NDJSON output (explicit units)", 0 },
+	{ "kprobes", 'k', NULL, 0, "Use kprobes, not fentry", 0 },
+	{ "reduced", OPT_REDUCED, NULL, 0,
+	  "Reduced mode: read only the ioctl arguments (no amdgpu BTF)", 0 },
+	{ "check", OPT_CHECK, NULL, 0,
+	  "Load and attach, report per hook, then exit", 0 },
+	{ "ready-file", OPT_READY, "FILE", 0,
+	  "Create FILE once every probe is attached", 0 },
+	{ "no-pin", OPT_NO_PIN, NULL, 0,
+	  "Do not pin the queue map under " GP_PIN_DIR, 0 },
+	{ "verbose", 'v', NULL, 0, "libbpf debug output", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'p':
+		if (env.npids >= MAX_PIDS)
+			argp_error(state, "at most %d -p", MAX_PIDS);
+		if (parse_pid(arg, &env.pids[env.npids]))
+			argp_error(state, "invalid PID: %s", arg);
+		env.npids++;
+		break;
+	case 'd':
+		if (parse_duration_ns(arg, &env.duration_ns) ||
+		    !env.duration_ns)
+			argp_error(state, "invalid duration: %s", arg);
+		break;
+	case 'i':
+		if (parse_duration_ns(arg, &env.interval_ns) ||
+		    !env.interval_ns)
+			argp_error(state, "invalid interval: %s", arg);
+		break;
+	case 'T':
+		env.timestamp = true;
+		break;
+	case 'm':
+		env.unit = GP_UNIT_MSEC;
+		break;
+	case 'u':
+		env.unit = GP_UNIT_USEC;
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'k':
+		env.kprobes = true;
+		break;
+	case OPT_REDUCED:
+		env.reduced = true;
+		break;
+	case OPT_CHECK:
+		env.check = true;
+		break;
+	case OPT_READY:
+		env.ready_file = arg;
+		break;
+	case OPT_NO_PIN:
+		env.no_pin = true;
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (level == LIBBPF_DEBUG && !env.verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static void on_signal(int sig)
+{
+	exiting = 1;
+}
+
+/* Root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN) in the effective set. */
+static bool privileged(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2] = {};
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &h, d))
+		return false;
+#define HAS(c) (d[(c) / 32].effective & (1U << ((c) % 32)))
+	return HAS(21 /* CAP_SYS_ADMIN */) ||
+	       (HAS(39 /* CAP_BPF */) && HAS(38 /* CAP_PERFMON */));
+#undef HAS
+}
+
+static bool bpf_available(void)
+{
+	/* ENOSYS: no bpf(2) at all; EPERM here is a privilege problem. */
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "gp_probe", 4, 4, 1,
+				NULL);
+
+	if (fd < 0)
+		return errno != ENOSYS && errno != EINVAL;
+	close(fd);
+	return true;
+}
+
+/* bpffs at GP_PIN_DIR's parent, mounting it if nobody did. */
+static int pin_queues(struct gpreempt_bpf *skel)
+{
+	struct statfs fs;
+	int err;
+
+	if (statfs("/sys/fs/bpf", &fs) || fs.f_type != BPF_FS_MAGIC_GP) {
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL)) {
+			fprintf(stderr, "gpreempt-trace: no bpffs at /sys/fs/bpf"
+				" and mounting one failed (%s): the queue map"
+				" is not pinned (gpreempt-ctl list will not"
+				" see it)\n", strerror(errno));
+			return -errno;
+		}
+	}
+	if (mkdir(GP_PIN_DIR, 0700) && errno != EEXIST)
+		return -errno;
+	/* A pin left by a tracer that was killed: ours replaces it. */
+	if (!access(GP_PIN_QUEUES, F_OK))
+		unlink(GP_PIN_QUEUES);
+	err = bpf_map__pin(skel->maps.gp_queues, GP_PIN_QUEUES);
+	if (err)
+		fprintf(stderr, "gpreempt-trace: cannot pin the queue map at "
+			"%s: %s\n", GP_PIN_QUEUES, strerror(-err));
+	return err;
+}
+
+static void unpin_queues(struct gpreempt_bpf *skel)
+{
+	bpf_map__unpin(skel->maps.gp_queues, GP_PIN_QUEUES);
+	rmdir(GP_PIN_DIR);
+}
+
+static int touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	dprintf(fd, "%d\n", getpid());
+	close(fd);
+	return 0;
+}
+
+static struct gp_out_opts out_opts(void)
+{
+	struct gp_out_opts o = {
+		.json = env.json,
+		.timestamp = env.timestamp,
+		.unit = env.unit,
+	};
+
+	return o;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct gp_out_opts o = out_opts();
+
+	if (len < sizeof(struct gp_event))
+		return 0;
+	gp_out_event(stdout, data, &o);
+	return 0;
+}
+
+static uint64_t lost_events(struct gpreempt_bpf *skel)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *v;
+	__u32 zero = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	v = calloc(ncpu, sizeof(*v));
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(skel->maps.gp_lost), &zero,
+				      v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static void print_map(struct gpreempt_bpf *skel)
+{
+	struct gp_out_opts o = out_opts();
+
+	gp_queues_print(stdout, bpf_map__fd(skel->maps.gp_queues), &o);
+}
+
+static void print_final(struct gpreempt_bpf *skel)
+{
+	struct gp_out_opts o = out_opts();
+
+	print_map(skel);
+	gp_hists_print_pids(stdout, bpf_map__fd(skel->maps.gp_hists), &o,
+			    env.pids, env.npids);
+	gp_out_lost(stdout, lost_events(skel), &o);
+	fflush(stdout);
+}
+
+/* open -> rodata -> load; one retry with kprobes if fentry fails. */
+static struct gpreempt_bpf *open_and_load(struct gp_attach *a)
+{
+	struct gpreempt_bpf *skel;
+	int err;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		bool fentry = false;
+
+		skel = gpreempt_bpf__open();
+		if (!skel) {
+			fprintf(stderr, "gpreempt-trace: cannot open the BPF "
+				"object: %s\n", strerror(errno));
+			return NULL;
+		}
+		skel->rodata->gp_filter_pids = env.npids > 0;
+		skel->rodata->gp_evflags = a->reduced ? GP_EVF_REDUCED : 0;
+		skel->rodata->gp_hist_unit_ns = gp_unit_ns(env.unit);
+		gp_attach_prepare(a, skel->obj);
+		for (int i = 0; i < gp_nhooks; i++)
+			fentry |= a->plan[i].how == GP_HOW_FENTRY;
+		err = gpreempt_bpf__load(skel);
+		if (!err)
+			return skel;
+		gpreempt_bpf__destroy(skel);
+		if (!fentry)
+			break;
+		fprintf(stderr, "gpreempt-trace: loading with fentry failed "
+			"(%s); retrying with kprobes\n", strerror(-err));
+		gp_attach_demote(a, "fentry load failed");
+	}
+	fprintf(stderr, "gpreempt-trace: cannot load the BPF programs: %s "
+		"(run with -v for the verifier log)\n", strerror(-err));
+	return NULL;
+}
+
+/* Skipped hooks, one line each (not in JSON mode: --check has them). */
+static void say_skipped(const struct gp_attach *a)
+{
+	for (int i = 0; i < gp_nhooks; i++) {
+		const struct gp_plan *p = &a->plan[i];
+
+		/* reduced mode: one notice for all of them, printed later */
+		if (a->reduced && !(gp_hooks[i].flags & GP_HOOK_REDUCED))
+			continue;
+		if (p->how == GP_HOW_ABSENT &&
+		    !(gp_hooks[i].flags & GP_HOOK_HW))
+			fprintf(stderr, "gpreempt-trace: %s: %s, skipped\n",
+				gp_hooks[i].func, p->why);
+		else if (p->how != GP_HOW_ABSENT && !p->attached)
+			fprintf(stderr, "gpreempt-trace: %s: attach failed: "
+				"%s\n", gp_hooks[i].func, strerror(-p->err));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = doc,
+	};
+	struct gpreempt_bpf *skel = NULL;
+	struct ring_buffer *rb = NULL;
+	struct gp_attach a = {};
+	uint64_t start, next_print;
+	bool pinned = false;
+	int err, ret = GP_EXIT_FAILURE;
+
+	argp_err_exit_status = GP_EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return GP_EXIT_USAGE;
+	if (env.kprobes && env.reduced) {
+		fprintf(stderr, "gpreempt-trace: --reduced always uses kprobes;"
+			" drop -k\n");
+		return GP_EXIT_USAGE;
+	}
+	if (!privileged()) {
+		fprintf(stderr, "gpreempt-trace: needs root, or CAP_BPF and "
+			"CAP_PERFMON (try sudo)\n");
+		return GP_EXIT_PRIV;
+	}
+	if (access("/dev/kfd", F_OK)) {
+		fprintf(stderr, "gpreempt-trace: no /dev/kfd: is the amdgpu "
+			"module loaded? (modprobe amdgpu)\n");
+		return GP_EXIT_NO_KFD;
+	}
+	if (!bpf_available()) {
+		fprintf(stderr, "gpreempt-trace: this kernel cannot load BPF "
+			"programs (CONFIG_BPF_SYSCALL?)\n");
+		return GP_EXIT_NO_BPF;
+	}
+	libbpf_set_print(libbpf_print);
+
+	gp_attach_plan(&a, env.kprobes, env.reduced);
+	skel = open_and_load(&a);
+	if (!skel)
+		goto cleanup;
+	for (int i = 0; i < env.npids; i++) {
+		__u32 pid = env.pids[i];
+		__u8 one = 1;
+
+		bpf_map_update_elem(bpf_map__fd(skel->maps.gp_pids), &pid,
+				    &one, BPF_ANY);
+	}
+	gp_attach_links(&a, skel->obj);
+	if (env.check) {
+		gp_attach_report(&a, stdout, env.json, true);
+		ret = a.attached ? GP_EXIT_OK : GP_EXIT_NO_ATTACH;
+		goto cleanup;
+	}
+	if (!env.json)
+		say_skipped(&a);
+	if (!a.attached) {
+		gp_attach_report(&a, stderr, false, true);
+		fprintf(stderr, "gpreempt-trace: no KFD probe could attach "
+			"(see above; --check explains)\n");
+		ret = GP_EXIT_NO_ATTACH;
+		goto cleanup;
+	}
+	if (a.reduced && !env.json)
+		fprintf(stderr, "gpreempt-trace: reduced mode (%s): ioctl "
+			"arguments only; no eviction, queue or suspend "
+			"internals\n", a.reduced_forced ? "--reduced" :
+			"amdgpu has no module BTF");
+
+	/* Queues that existed before us; BPF keeps the map current. */
+	gp_queues_seed(bpf_map__fd(skel->maps.gp_queues), env.pids,
+		       env.npids);
+	if (!env.no_pin)
+		pinned = pin_queues(skel) == 0;
+
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.gp_events), on_event,
+			      NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "gpreempt-trace: ring buffer: %s\n",
+			strerror(errno));
+		goto cleanup;
+	}
+	if (signal(SIGINT, on_signal) == SIG_ERR ||
+	    signal(SIGTERM, on_signal) == SIG_ERR) {
+		fprintf(stderr, "gpreempt-trace: cannot set signal handlers\n");
+		goto cleanup;
+	}
+	if (!env.json)
+		fprintf(stderr, "Tracing KFD queues (%d hooks, %s). Hit Ctrl-C"
+			" to end.\n", a.attached, a.reduced ? "reduced" :
+			env.kprobes ? "kprobes" : "fentry where possible");
+	{
+		struct gp_out_opts o = out_opts();
+
+		gp_out_header(stdout, &o);
+		fflush(stdout);
+	}
+	if (env.ready_file && touch(env.ready_file))
+		fprintf(stderr, "gpreempt-trace: cannot create %s: %s\n",
+			env.ready_file, strerror(errno));
+
+	start = monotonic_ns();
+	next_print = start + env.interval_ns;
+	while (!exiting) {
+		uint64_t now;
+
+		err = ring_buffer__poll(rb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "gpreempt-trace: polling the ring "
+				"buffer: %s\n", strerror(-err));
+			goto cleanup;
+		}
+		fflush(stdout);
+		now = monotonic_ns();
+		if (env.interval_ns && now >= next_print) {
+			print_map(skel);
+			fflush(stdout);
+			next_print += env.interval_ns;
+		}
+		if (env.duration_ns && now - start >= env.duration_ns)
+			break;
+	}
+	ring_buffer__consume(rb);
+	print_final(skel);
+	ret = GP_EXIT_OK;
+
+cleanup:
+	ring_buffer__free(rb);
+	if (pinned)
+		unpin_queues(skel);
+	gp_attach_fini(&a);
+	gpreempt_bpf__destroy(skel);
+	return ret;
+}
