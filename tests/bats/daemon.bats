@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# `gpreempt-ctl daemon` on the host (root, no AMD GPU, no /dev/kfd): its
+# socket (mode, group, stale and live predecessors), the protocol's
+# refusals (exit 2, nothing changed), peer-credential checks, and a clean
+# shutdown on SIGTERM/SIGINT/SIGHUP. Holding real targets is tested in
+# the VM (tests/vm/4*.sh).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	CTL=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd: the VM tests cover it"
+	D=$(mktemp -d /tmp/gpdaemon.XXXXXX)
+	chmod 0755 "$D"	# let the non-root clients reach the socket
+	SOCK=$D/ctl.sock
+	DPID=
+}
+
+teardown() {
+	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
+	[ -n "${TARGET:-}" ] && kill "$TARGET" 2>/dev/null
+	rm -rf "$D"
+	true
+}
+
+# start_daemon [ARGS...]: in the background, ready when the file appears.
+start_daemon() {
+	"$CTL" daemon --socket "$SOCK" --ready "$D/ready" "$@" \
+		2>"$D/log" &
+	DPID=$!
+	for _ in $(seq 100); do
+		[ -s "$D/ready" ] && return 0
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$D/log"
+	return 1
+}
+
+# stop_daemon SIG: the daemon exits 0 and leaves nothing behind.
+stop_daemon() {
+	local rc=0
+	kill "-$1" "$DPID"
+	wait "$DPID" || rc=$?
+	DPID=
+	echo "daemon exit status after SIG$1: $rc"
+	[ "$rc" -eq 0 ]
+	[ ! -e "$SOCK" ]
+	[ ! -e "$D/ready" ]
+}
+
+send() {
+	run --separate-stderr "$CTL" daemon --socket "$SOCK" --send "$1"
+}
+
+nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
+@test "daemon --help has the protocol and EXAMPLES" {
+	run -0 "$CTL" daemon --help
+	[[ "$output" == *"Usage: gpreempt-ctl daemon"* ]]
+	[[ "$output" == *"--max-hold"* ]]
+	[[ "$output" == *"suspend pid=N"* ]]
+	[[ "$output" == *EXAMPLES:* ]]
+}
+
+@test "daemon bad arguments: exit 2, no socket" {
+	run -2 "$CTL" daemon --socket "$SOCK" --max-hold 0
+	run -2 "$CTL" daemon --socket "$SOCK" --max-hold soon
+	run -2 "$CTL" daemon --socket "$SOCK" extra
+	run -2 "$CTL" daemon --socket "$SOCK" --bogus
+	run -2 --separate-stderr "$CTL" daemon --socket "$SOCK" \
+		--group no-such-group-gp
+	[[ "$stderr" == *"no group 'no-such-group-gp'"* ]]
+	[ ! -e "$SOCK" ]
+}
+
+@test "daemon socket is root-only 0600 by default, pid in --ready" {
+	start_daemon
+	[ "$(stat -c '%F %a %U %G' "$SOCK")" = "socket 600 root root" ]
+	[ "$(cat "$D/ready")" = "$DPID" ]
+	grep -q "listening on $SOCK (root only, 0600" "$D/log"
+	stop_daemon TERM
+}
+
+@test "daemon --group gives the socket 0660 to that group" {
+	start_daemon --group nogroup
+	[ "$(stat -c '%a %G' "$SOCK")" = "660 nogroup" ]
+	stop_daemon TERM
+}
+
+@test "daemon status over the socket without /dev/kfd" {
+	start_daemon --max-hold 3s
+	send status
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "daemon pid=$DPID sessions=0 max_hold_ns=3000000000 kfd=none" ]
+	[ "${lines[1]}" = ok ]
+	run -0 "$CTL" status --socket "$SOCK" -j
+	echo "$output" | jq -e "select(.type == \"daemon\") |
+		.pid == $DPID and .sessions == 0 and
+		.max_hold_ns == 3000000000" >/dev/null
+	stop_daemon TERM
+}
+
+@test "daemon malformed requests: err 2, nothing changed, still serving" {
+	start_daemon
+	for req in "" "hello" "suspend" "suspend pid=0" "suspend pid=01" \
+		   "suspend  pid=5" "suspend pid=5 colour=red" \
+		   "suspend pid=5 pid=5" "resume pid=5 grace=1" \
+		   "suspend pid=5 queues=1,1" "suspend pid=5 queues=1073741824" \
+		   "status queues=1" "suspend pid=-5" "suspend pid=5 "; do
+		send "$req"
+		[ "$status" -eq 2 ] || { echo "req '$req': $output"; false; }
+		[[ "${lines[-1]}" == "err 2 22 "* ]]
+	done
+	send "$(printf 'suspend pid=5\tqueues=1')"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"byte 0x09"* ]]
+	# a line the daemon cannot hold: told why, then hung up on
+	send "status pid=$(printf '1%.0s' $(seq 5000))"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "err 2 7 request longer than 4095 bytes" ]]
+	# two lines in one write: the first is answered on its own
+	send "$(printf 'bogus\nstatus')"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "err 2 22 unknown request 'bogus'"* ]]
+	send status
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *"sessions=0 "* ]]
+	grep -q "refused a request from pid" "$D/log"
+	stop_daemon TERM
+}
+
+@test "daemon refuses pid 1 and explains a missing /dev/kfd" {
+	sleep 300 &
+	TARGET=$!
+	start_daemon
+	send "suspend pid=1"
+	[ "$status" -eq 8 ]
+	[[ "$output" == "err 8 "*"pid 1"* ]]
+	send "attach pid=$TARGET"
+	[ "$status" -eq 4 ]
+	[[ "$output" == "err 4 2 "*"/dev/kfd"* ]]
+	run -4 "$CTL" suspend --pid "$TARGET" --socket "$SOCK"
+	# the target was never touched
+	[ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$TARGET/status)" = 0 ]
+	send "resume pid=$TARGET"
+	[ "$status" -eq 8 ]
+	[[ "$output" == *"not held by the daemon"* ]]
+	send "detach pid=$TARGET"
+	[ "$status" -eq 8 ]
+	stop_daemon TERM
+}
+
+@test "daemon refuses a non-root client, by socket mode and by SO_PEERCRED" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	start_daemon
+	# 0600: the kernel refuses the connect
+	run -3 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+		--send status
+	[[ "$stderr" == *"Permission denied"* ]]
+	# a socket opened up by mistake: the daemon itself refuses
+	chmod 0666 "$SOCK"
+	run -3 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+		--send "suspend pid=1"
+	[[ "$output" == "err 3 13 permission denied: uid 65534 may not use"* ]]
+	run -3 nobody "$CTL" status --socket "$SOCK"
+	grep -q "refused pid [0-9]* uid 65534" "$D/log"
+	# root still gets in
+	send status
+	[ "$status" -eq 0 ]
+	stop_daemon TERM
+}
+
+@test "daemon --group lets members in, others not" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	start_daemon --group nogroup
+	run -0 nobody "$CTL" daemon --socket "$SOCK" --send status
+	[ "${lines[-1]}" = ok ]
+	run -3 setpriv --reuid=nobody --regid=daemon --clear-groups \
+		"$CTL" daemon --socket "$SOCK" --send status
+	chmod 0666 "$SOCK"
+	run -3 setpriv --reuid=nobody --regid=daemon --clear-groups \
+		"$CTL" daemon --socket "$SOCK" --send status
+	[[ "$output" == "err 3 13 "* ]]
+	# membership through a supplementary group counts (SO_PEERGROUPS)
+	run -0 setpriv --reuid=nobody --regid=daemon --groups=65534 \
+		"$CTL" daemon --socket "$SOCK" --send status
+	stop_daemon TERM
+}
+
+@test "daemon exits 0 and removes its socket on SIGTERM, SIGINT, SIGHUP" {
+	for sig in TERM INT HUP; do
+		start_daemon
+		stop_daemon "$sig"
+		grep -q "removed $SOCK" "$D/log"
+	done
+}
+
+@test "daemon: a second one on the same socket exits 11, the first serves on" {
+	start_daemon
+	run -11 --separate-stderr "$CTL" daemon --socket "$SOCK"
+	[[ "$stderr" == *"another daemon already listens on $SOCK"* ]]
+	send status
+	[ "$status" -eq 0 ]
+	stop_daemon TERM
+}
+
+@test "daemon replaces a stale socket, refuses to replace a file" {
+	start_daemon
+	kill -KILL "$DPID"
+	wait "$DPID" || true
+	DPID=
+	[ -S "$SOCK" ]
+	rm -f "$D/ready"
+	start_daemon
+	send status
+	[ "$status" -eq 0 ]
+	stop_daemon TERM
+	echo data > "$SOCK"
+	run -2 --separate-stderr "$CTL" daemon --socket "$SOCK"
+	[[ "$stderr" == *"is not a socket"* ]]
+	[ "$(cat "$SOCK")" = data ]
+}
+
+@test "ctl via an unreachable --socket exits 11" {
+	run -11 --separate-stderr "$CTL" daemon --socket "$SOCK" --send status
+	[[ "$stderr" == *"no daemon"* ]]
+}

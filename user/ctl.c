@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpreempt-ctl: suspend and resume another process's AMD GPU queues
+ * through the KFD debug-trap API. Arguments and dispatch only; the
+ * commands live in ctl_*.c, the debug session in session.c, the ioctls
+ * in kfd.c, the holder daemon in daemon.c.
+ */
+#include <stdio.h>
+
+#include "ctl_args.h"
+#include "ctl_cmd.h"
+#include "exitcodes.h"
+
+int main(int argc, char **argv)
+{
+	struct ctl_args a;
+	int r;
+
+	r = ctl_parse(argc, argv, &a, stdout, stderr);
+	if (r)
+		return r;
+	if (a.help)
+		return GP_EXIT_OK;
+	switch (a.cmd) {
+	case CTL_LIST:
+		return ctl_cmd_list(&a);
+	case CTL_SUSPEND:
+		return ctl_cmd_suspend(&a);
+	case CTL_RESUME:
+		return ctl_cmd_resume(&a);
+	case CTL_STATUS:
+		return ctl_cmd_status(&a);
+	case CTL_CHECK:
+		return ctl_cmd_check(&a);
+	case CTL_DAEMON:
+		return ctl_cmd_daemon(&a);
+	case CTL_NONE:
+		break;
+	}
+	return GP_EXIT_USAGE;
+}

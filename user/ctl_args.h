@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpreempt-ctl's command line: `gpreempt-ctl [-j] [-v] COMMAND [OPTIONS]`.
+ * Parsing is separate from doing so the L0 tests can check it.
+ */
+#ifndef GP_CTL_ARGS_H
+#define GP_CTL_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define CTL_MAX_QUEUES 256
+/* Where the daemon listens unless --socket says otherwise. */
+#define CTL_DEFAULT_SOCKET "/run/gpreempt/ctl.sock"
+
+enum ctl_cmd {
+	CTL_NONE = 0,
+	CTL_LIST,
+	CTL_SUSPEND,
+	CTL_RESUME,
+	CTL_STATUS,
+	CTL_CHECK,
+	CTL_DAEMON,
+};
+
+struct ctl_args {
+	enum ctl_cmd cmd;
+	bool json;
+	bool verbose;
+	bool help;		/* --help was printed: exit 0 */
+	pid_t pid;		/* 0: none given */
+	uint32_t queues[CTL_MAX_QUEUES];
+	uint32_t n_queues;
+	uint32_t grace_period;
+	bool grace_set;
+	uint64_t for_ns;	/* 0: hold until interrupted */
+	uint64_t wait_runtime_ns; /* wait this long for the target's
+				   * runtime to enable debug support */
+	const char *socket;	/* NULL: CTL_DEFAULT_SOCKET */
+	bool no_daemon;		/* never talk to the daemon */
+	/* `daemon` only: its own argv (argv[0] = "daemon"), parsed by
+	 * the daemon's code. */
+	int sub_argc;
+	char **sub_argv;
+};
+
+/*
+ * Parse argv into a. Returns 0 on success (a->help set if --help was
+ * printed), or GP_EXIT_USAGE after printing the error to err. Never
+ * exits. help/usage text goes to out.
+ */
+int ctl_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
+	      FILE *err);
+const char *ctl_cmd_name(enum ctl_cmd cmd);
+
+#endif

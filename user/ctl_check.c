@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `gpreempt-ctl check`: what this kernel and this user allow, and why. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/kfd_sysfs.h>
+
+#include "ctl_cmd.h"
+#include "exitcodes.h"
+#include "json.h"
+
+#define CAP_SYS_PTRACE_BIT 19
+#define CAP_SYS_ADMIN_BIT 21
+#define YAMA_PATH "/proc/sys/kernel/yama/ptrace_scope"
+#define TOPOLOGY_NODES "/sys/class/kfd/kfd/topology/nodes"
+
+struct check_ctx {
+	const struct ctl_args *a;
+	int exit;		/* first blocking problem's exit code */
+	const char *reason;
+};
+
+/*
+ * One line of the report. exit != 0 marks a blocking problem; the first
+ * one decides the command's exit code.
+ */
+static void item(struct check_ctx *c, const char *name, const char *value,
+		 int exit, const char *detail)
+{
+	struct json j;
+
+	if (exit && !c->exit) {
+		c->exit = exit;
+		c->reason = name;
+	}
+	if (c->a->json) {
+		json_begin(&j, stdout);
+		json_str(&j, "type", "check");
+		json_str(&j, "item", name);
+		json_str(&j, "value", value);
+		json_bool(&j, "ok", !exit);
+		json_str(&j, "detail", detail);
+		json_end(&j);
+		return;
+	}
+	printf("%-14s %-4s %s%s%s\n", name, exit ? "NO" : "ok", value,
+	       *detail ? ": " : "", detail);
+}
+
+static int read_int_file(const char *path, long *v)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	*v = strtol(buf, NULL, 10);
+	return 0;
+}
+
+/* "key value" lines of a topology properties file. */
+static int prop(const char *path, const char *key, unsigned long long *v)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	FILE *f = fopen(path, "re");
+	int r = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			*v = strtoull(line + klen + 1, NULL, 10);
+			r = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* Per GPU node: does its firmware support debugging (KFD topology)? */
+static void check_gpus(struct check_ctx *c)
+{
+	char path[512], val[320], det[256];
+	unsigned long long simd, cap, gpu_id;
+	struct dirent *de;
+	int gpus = 0, nodbg = 0;
+	DIR *d = opendir(TOPOLOGY_NODES);
+
+	if (!d) {
+		item(c, "gpus", "unknown", 0,
+		     "no " TOPOLOGY_NODES " (KFD not loaded)");
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), TOPOLOGY_NODES "/%s/properties",
+			 de->d_name);
+		if (prop(path, "simd_count", &simd) || !simd)
+			continue;	/* a CPU node */
+		gpus++;
+		cap = 0;
+		prop(path, "capability", &cap);
+		snprintf(path, sizeof(path), TOPOLOGY_NODES "/%s/gpu_id",
+			 de->d_name);
+		gpu_id = 0;
+		{
+			FILE *f = fopen(path, "re");
+
+			if (f) {
+				if (fscanf(f, "%llu", &gpu_id) != 1)
+					gpu_id = 0;
+				fclose(f);
+			}
+		}
+		snprintf(val, sizeof(val), "node %s gpu_id 0x%llx",
+			 de->d_name, gpu_id);
+		if (cap & HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED) {
+			item(c, "debug_fw", val, 0,
+			     "firmware supports debugging");
+		} else {
+			nodbg++;
+			item(c, "debug_fw", val, 0,
+			     "firmware lacks debug support: ROCr will not "
+			     "enable its runtime for debugging, so suspend "
+			     "gets EPERM for processes on this GPU");
+		}
+	}
+	closedir(d);
+	snprintf(val, sizeof(val), "%d", gpus);
+	snprintf(det, sizeof(det), "%s",
+		 gpus ? (nodbg ? "some GPUs lack debug firmware" : "")
+		      : "no GPU node in the KFD topology: there are no "
+			"queues to suspend on this machine");
+	item(c, "gpus", val, 0, det);
+}
+
+int ctl_cmd_check(const struct ctl_args *a)
+{
+	struct check_ctx c = { .a = a };
+	char val[96], det[320];
+	struct kfd k = { .fd = -1 };
+	const char *cause, *remedy;
+	struct stat st;
+	long scope = 0;
+	int r, policy;
+	bool ptrace_cap, admin;
+	struct json j;
+
+	/* /dev/kfd and its version */
+	if (stat(KFD_DEV_PATH, &st)) {
+		item(&c, "kfd_device", "absent", GP_EXIT_NO_KFD,
+		     "no " KFD_DEV_PATH ": the amdgpu module is not loaded "
+		     "(modprobe amdgpu) or the kernel lacks CONFIG_HSA_AMD");
+	} else {
+		item(&c, "kfd_device", KFD_DEV_PATH, 0, "");
+		r = kfd_open(&k);
+		if (r < 0) {
+			int ex = kfd_explain(KFD_CALL_OPEN, -r, &cause,
+					     &remedy);
+
+			snprintf(val, sizeof(val), "open: %s",
+				 strerrorname_np(-r) ? strerrorname_np(-r)
+						     : "error");
+			snprintf(det, sizeof(det), "%s%s%s", cause,
+				 *remedy ? "; " : "", remedy);
+			item(&c, "kfd_open", val, ex, det);
+		} else {
+			item(&c, "kfd_open", "ok", 0, "");
+			snprintf(val, sizeof(val), "%u.%u", k.major, k.minor);
+			if (kfd_version_check(k.major, k.minor))
+				item(&c, "kfd_version", val,
+				     GP_EXIT_NO_DEBUG_API,
+				     "this kernel's KFD has no debug-trap API "
+				     "(needs KFD 1.13, Linux 6.5 or later): "
+				     "no suspend/resume");
+			else
+				item(&c, "kfd_version", val, 0,
+				     "debug-trap API present (>= 1.13)");
+			kfd_close(&k);
+		}
+	}
+
+	/* sched_policy */
+	policy = kfd_sched_policy();
+	if (policy < 0) {
+		item(&c, "sched_policy", "unknown", 0,
+		     "cannot read " KFD_SCHED_POLICY_PATH);
+	} else {
+		snprintf(val, sizeof(val), "%d", policy);
+		if (policy == KFD_SCHED_POLICY_NO_HWS)
+			item(&c, "sched_policy", val, GP_EXIT_NO_DEBUG_API,
+			     "no hardware scheduler: KFD refuses every "
+			     "debug-trap op; boot with amdgpu.sched_policy=0");
+		else
+			item(&c, "sched_policy", val, 0,
+			     policy == 0 ? "HWS" :
+			     "HWS without oversubscription");
+	}
+
+	/* ptrace */
+	ptrace_cap = ctl_has_cap(CAP_SYS_PTRACE_BIT);
+	admin = ctl_has_cap(CAP_SYS_ADMIN_BIT);
+	snprintf(val, sizeof(val), "euid %d, CAP_SYS_PTRACE %s, "
+		 "CAP_SYS_ADMIN %s", (int)geteuid(), ptrace_cap ? "yes" : "no",
+		 admin ? "yes" : "no");
+	item(&c, "capabilities", val, ptrace_cap ? 0 : GP_EXIT_PRIV,
+	     ptrace_cap ? "" : "suspend/resume need CAP_SYS_PTRACE (root) "
+	     "and read-write access to " KFD_DEV_PATH);
+	if (read_int_file(YAMA_PATH, &scope)) {
+		item(&c, "ptrace_scope", "no yama", 0,
+		     "classic ptrace rules");
+	} else {
+		snprintf(val, sizeof(val), "%ld", scope);
+		if (scope >= 3)
+			item(&c, "ptrace_scope", val, GP_EXIT_PRIV,
+			     "yama forbids every ptrace attach until reboot");
+		else
+			item(&c, "ptrace_scope", val, 0,
+			     scope == 2 ? "attach needs CAP_SYS_PTRACE" :
+			     "attach allowed with CAP_SYS_PTRACE");
+	}
+	check_gpus(&c);
+
+	if (a->json) {
+		json_begin(&j, stdout);
+		json_str(&j, "type", "verdict");
+		json_bool(&j, "ok", !c.exit);
+		json_s64(&j, "exit", c.exit);
+		json_str(&j, "reason", c.reason ? c.reason : "");
+		json_end(&j);
+	} else if (c.exit) {
+		printf("verdict: suspend/resume cannot work here (%s)\n",
+		       c.reason);
+	} else {
+		printf("verdict: suspend/resume can work here\n");
+	}
+	return c.exit;
+}

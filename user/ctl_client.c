@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpreempt-ctl's side of the daemon: whether to talk to it, the request,
+ * and printing its reply like the direct commands print theirs. The wire
+ * format and the client calls are proto.c's, the server daemon.c's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctl_cmd.h"
+#include "daemon.h"
+#include "exitcodes.h"
+#include "json.h"
+#include "proto.h"
+
+static const char *socket_path(const struct ctl_args *a)
+{
+	return a->socket ? a->socket : CTL_DEFAULT_SOCKET;
+}
+
+static void print_daemon(const struct ctl_args *a, const struct proto_reply *r)
+{
+	const struct proto_daemon *d = &r->daemon;
+	char t[32];
+	struct json j;
+
+	if (a->json) {
+		json_begin(&j, stdout);
+		json_str(&j, "type", "daemon");
+		json_s64(&j, "pid", d->pid);
+		json_u64(&j, "sessions", d->sessions);
+		json_u64(&j, "max_hold_ns", d->max_hold_ns);
+		if (d->kfd) {
+			char v[24];
+
+			snprintf(v, sizeof(v), "%u.%u", d->kfd_major,
+				 d->kfd_minor);
+			json_str(&j, "kfd_version", v);
+		}
+		json_end(&j);
+		return;
+	}
+	ctl_fmt_ns(t, sizeof(t), d->max_hold_ns);
+	printf("daemon pid %d: %u session%s, max hold %s\n", d->pid,
+	       d->sessions, d->sessions == 1 ? "" : "s", t);
+}
+
+static void print_session(const struct ctl_args *a,
+			  const struct proto_session *s)
+{
+	char t1[32], t2[32];
+	struct json j;
+
+	if (a->json) {
+		json_begin(&j, stdout);
+		json_str(&j, "type", "session");
+		json_s64(&j, "pid", s->pid);
+		json_str(&j, "runtime_state",
+			 kfd_runtime_state_name(s->runtime));
+		json_u64(&j, "queues", s->queues);
+		json_u64(&j, "held", s->held);
+		json_u64(&j, "held_ns", s->held_ns);
+		json_u64(&j, "left_ns", s->left_ns);
+		json_end(&j);
+		return;
+	}
+	ctl_fmt_ns(t1, sizeof(t1), s->held_ns);
+	ctl_fmt_ns(t2, sizeof(t2), s->left_ns);
+	if (s->held)
+		printf("  pid %-8d runtime %-8s %u queue%s, %u held for %s "
+		       "(watchdog in %s)\n", s->pid,
+		       kfd_runtime_state_name(s->runtime), s->queues,
+		       s->queues == 1 ? "" : "s", s->held, t1, t2);
+	else
+		printf("  pid %-8d runtime %-8s %u queue%s, none held\n",
+		       s->pid, kfd_runtime_state_name(s->runtime), s->queues,
+		       s->queues == 1 ? "" : "s");
+}
+
+/* The request for a->cmd; 0, or -1 if the command has no daemon verb. */
+static int build_request(const struct ctl_args *a, struct proto_req *q)
+{
+	memset(q, 0, sizeof(*q));
+	switch (a->cmd) {
+	case CTL_SUSPEND:
+		q->verb = PROTO_SUSPEND;
+		q->grace = a->grace_period;
+		q->for_ns = a->for_ns;
+		break;
+	case CTL_RESUME:
+		q->verb = PROTO_RESUME;
+		break;
+	case CTL_STATUS:
+		q->verb = PROTO_STATUS;
+		break;
+	default:
+		return -1;
+	}
+	q->pid = a->pid;
+	q->n_queues = a->n_queues;
+	memcpy(q->queues, a->queues, a->n_queues * sizeof(q->queues[0]));
+	return 0;
+}
+
+static int via_daemon(const struct ctl_args *a, const char *path)
+{
+	struct proto_reply *r;
+	struct session_op op;
+	struct proto_req q;
+	struct gp_err e = {};
+	uint32_t i;
+	int ret;
+
+	if (build_request(a, &q))
+		return GP_EXIT_USAGE;
+	/* A reply holds up to PROTO_MAX_SESSIONS sessions: keep it off the
+	 * stack. */
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		gp_err_set(&e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
+		return ctl_report(a, &e);
+	}
+	if (proto_call(path, &q, r, PROTO_TIMEOUT_MS, &e)) {
+		ret = ctl_report(a, &e);
+		goto out;
+	}
+	if (r->has_daemon)
+		print_daemon(a, r);
+	for (i = 0; i < r->n_sessions; i++)
+		print_session(a, &r->sessions[i]);
+	if (r->has_op) {
+		proto_op_to_session(&r->op, &op);
+		ctl_print_op(a, r->op.pid, &op);
+	}
+	ret = r->exit;
+	if (ret) {
+		gp_err_set(&e, r->exit, r->err, "daemon: %s", r->msg);
+		ctl_report(a, &e);
+	} else if (!a->json && a->cmd == CTL_SUSPEND) {
+		char t[32];
+
+		ctl_fmt_ns(t, sizeof(t), a->for_ns);
+		if (a->for_ns)
+			printf("the daemon holds pid %d for %s\n", a->pid, t);
+		else
+			printf("the daemon holds pid %d until 'gpreempt-ctl "
+			       "resume --pid %d' or its --max-hold\n", a->pid,
+			       a->pid);
+	}
+	fflush(stdout);
+out:
+	free(r);
+	return ret;
+}
+
+int ctl_via_daemon(const struct ctl_args *a, int *exit)
+{
+	const char *path = socket_path(a);
+	struct gp_err e = {};
+	struct stat st;
+
+	if (a->no_daemon)
+		return 0;
+	if (stat(path, &st) || !S_ISSOCK(st.st_mode)) {
+		if (!a->socket)
+			return 0;	/* no daemon: act directly */
+		gp_err_set(&e, GP_EXIT_DAEMON, ENOENT,
+			   "no daemon socket at %s: start 'gpreempt-ctl "
+			   "daemon --socket %s', or drop --socket to act "
+			   "directly", path, path);
+		*exit = ctl_report(a, &e);
+		return 1;
+	}
+	*exit = via_daemon(a, path);
+	return 1;
+}
+
+int ctl_cmd_daemon(const struct ctl_args *a)
+{
+	/* The daemon parses its own options (daemon.c). */
+	return daemon_cmd(a->sub_argc, a->sub_argv);
+}

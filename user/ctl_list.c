@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `gpreempt-ctl list` and the daemon-less `status`: the processes KFD
+ * knows (/sys/class/kfd/kfd/proc/<pid>), who traces them, and their queues
+ * (queues.c's sysfs scan, with the state gpreempt-trace keeps in its
+ * pinned map when it runs). Needs no privilege except for the map.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl_cmd.h"
+#include "exitcodes.h"
+#include "json.h"
+#include "output.h"
+#include "queues.h"
+
+struct kproc {
+	int pid;
+	int tracer;
+	int queues;
+	char comm[32];
+	char tracer_comm[32];
+};
+
+static void read_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	buf[0] = 0;
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	if (!buf[0])
+		snprintf(buf, len, "?");
+}
+
+static int read_tracer(int pid)
+{
+	char path[64], line[256];
+	int tracer = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+static int cmp_kproc(const void *a, const void *b)
+{
+	return ((const struct kproc *)a)->pid - ((const struct kproc *)b)->pid;
+}
+
+/* The pids KFD has a process for (optionally only want). */
+static int kfd_procs(int want, struct kproc **out)
+{
+	struct kproc *v = NULL, *nv;
+	struct dirent *de;
+	int n = 0, cap = 0, pid;
+	char *end;
+	DIR *d = opendir(KFD_SYSFS_PROC);
+
+	*out = NULL;
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || (want && pid != want))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				closedir(d);
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].pid = pid;
+		read_comm(pid, v[n].comm, sizeof(v[n].comm));
+		v[n].tracer = read_tracer(pid);
+		if (v[n].tracer)
+			read_comm(v[n].tracer, v[n].tracer_comm,
+				  sizeof(v[n].tracer_comm));
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_kproc);
+	*out = v;
+	return n;
+}
+
+int ctl_queues_overlay(struct gp_queue_row *rows, size_t n,
+		       const struct gp_queue_row *live, size_t m)
+{
+	size_t i, j;
+	int hits = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < m; j++) {
+			if (live[j].k.pid == rows[i].k.pid &&
+			    live[j].k.gpu_id == rows[i].k.gpu_id &&
+			    live[j].k.queue_id == rows[i].k.queue_id) {
+				rows[i].v = live[j].v;
+				hits++;
+				break;
+			}
+		}
+	}
+	return hits;
+}
+
+/* Overlay the tracer's live state on the sysfs rows, when it runs. */
+static bool overlay_pinned(struct gp_queue_row *rows, int n)
+{
+	struct gp_queue_row *live = NULL;
+	int fd, m;
+
+	fd = gp_queues_open_pinned();
+	if (fd < 0)
+		return false;
+	m = gp_queues_collect(fd, &live);
+	close(fd);
+	if (m < 0)
+		return false;
+	ctl_queues_overlay(rows, n, live, m);
+	free(live);
+	return true;
+}
+
+static void print_procs(const struct ctl_args *a, const struct kproc *p,
+			int n, bool status)
+{
+	struct json j;
+	int i;
+
+	if (!a->json && n && !status)
+		printf("%-8s %-16s %6s  %s\n", "PID", "COMM", "QUEUES",
+		       "TRACER");
+	for (i = 0; i < n; i++) {
+		bool ours = p[i].tracer &&
+			    !strcmp(p[i].tracer_comm, "gpreempt-ctl");
+		/* a holder opens /dev/kfd, so KFD lists it too */
+		bool holder = !strcmp(p[i].comm, "gpreempt-ctl");
+
+		if (a->json) {
+			json_begin(&j, stdout);
+			json_str(&j, "type", status ? "status" : "process");
+			json_s64(&j, "pid", p[i].pid);
+			json_str(&j, "comm", p[i].comm);
+			json_s64(&j, "queues", p[i].queues);
+			json_s64(&j, "tracer_pid", p[i].tracer);
+			json_str(&j, "tracer_comm", p[i].tracer_comm);
+			json_bool(&j, "holder", holder);
+			if (status)
+				json_bool(&j, "held_by_gpreempt", ours);
+			json_end(&j);
+		} else if (status) {
+			if (holder && !p[i].queues)
+				printf("pid %d (%s): a gpreempt holder\n",
+				       p[i].pid, p[i].comm);
+			else if (!p[i].tracer)
+				printf("pid %d (%s): not held, %d queue%s\n",
+				       p[i].pid, p[i].comm, p[i].queues,
+				       p[i].queues == 1 ? "" : "s");
+			else
+				printf("pid %d (%s): %s by pid %d (%s), %d "
+				       "queue%s\n", p[i].pid, p[i].comm,
+				       ours ? "held" : "traced", p[i].tracer,
+				       p[i].tracer_comm, p[i].queues,
+				       p[i].queues == 1 ? "" : "s");
+		} else {
+			char tr[64] = "-";
+
+			if (p[i].tracer)
+				snprintf(tr, sizeof(tr), "%d (%s)",
+					 p[i].tracer, p[i].tracer_comm);
+			printf("%-8d %-16s %6d  %s\n", p[i].pid, p[i].comm,
+			       p[i].queues, tr);
+		}
+	}
+	if (!a->json && !n && !a->pid)
+		printf("no process uses KFD\n");
+	fflush(stdout);
+}
+
+static int list_or_status(const struct ctl_args *a, bool status)
+{
+	struct gp_out_opts o = { .json = a->json };
+	struct gp_scan_opts so = {};
+	struct gp_queue_row *rows = NULL;
+	struct kproc *procs = NULL;
+	struct gp_err e = {};
+	int want = a->pid, n, nq, i, k;
+
+	n = kfd_procs(want, &procs);
+	if (n < 0) {
+		gp_err_set(&e, GP_EXIT_FAILURE, -n, "cannot read %s: %s",
+			   KFD_SYSFS_PROC, strerror(-n));
+		return ctl_report(a, &e);
+	}
+	if (want) {
+		so.pids = &want;
+		so.npids = 1;
+	}
+	nq = gp_queues_scan_array(&so, &rows);
+	if (nq < 0)
+		nq = 0;		/* no KFD at all: no rows */
+	for (i = 0; i < nq; i++)
+		for (k = 0; k < n; k++)
+			if (procs[k].pid == (int)rows[i].k.pid)
+				procs[k].queues++;
+	print_procs(a, procs, n, status);
+	if (!status && nq) {
+		overlay_pinned(rows, nq);
+		if (!a->json)
+			printf("\n");
+		gp_queue_rows_print(stdout, rows, nq, &o);
+	}
+	free(rows);
+	free(procs);
+	if (want && !n) {
+		gp_err_set(&e, GP_EXIT_TARGET, 0, "pid %d has no KFD process "
+			   "(no %s/%d)", want, KFD_SYSFS_PROC, want);
+		return ctl_report(a, &e);
+	}
+	return GP_EXIT_OK;
+}
+
+int ctl_cmd_list(const struct ctl_args *a)
+{
+	return list_or_status(a, false);
+}
+
+int ctl_cmd_status(const struct ctl_args *a)
+{
+	int ret;
+
+	if (ctl_via_daemon(a, &ret))
+		return ret;
+	return list_or_status(a, true);
+}

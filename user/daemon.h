@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `gpreempt-ctl daemon`: one process holding debug sessions for many
+ * targets, attached once and kept warm, serving proto.h's requests on a
+ * Unix socket. A suspend over the socket costs one SUSPEND_QUEUES ioctl,
+ * not a ptrace attach.
+ *
+ * Single-threaded on purpose: KFD accepts DBG_TRAP ops only from the
+ * thread that PTRACE_SEIZEd the target (session.h), so one poll loop on
+ * the main thread watches the listening socket, the clients, every
+ * session's dbg pipe, a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP) and
+ * a timerfd (the watchdog that resumes a target held past --max-hold).
+ *
+ * It starts without /dev/kfd (status works; suspend and attach answer
+ * exit 4 or 7 with the reason) and opens it on the first request that
+ * needs it, so amdgpu may load later. On SIGINT/SIGTERM/SIGHUP it
+ * resumes and detaches every target, removes its socket and exits 0.
+ *
+ * Wiring (ctl-core owns ctl.c / ctl_client.c):
+ *	int ctl_cmd_daemon(const struct ctl_args *a)
+ *	{
+ *		return daemon_cmd(a->sub_argc, a->sub_argv);
+ *	}
+ * and, for suspend/resume/status when the socket exists, proto_call()
+ * (proto.h) with a proto_req built from the arguments.
+ */
+#ifndef GP_DAEMON_H
+#define GP_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DAEMON_DEFAULT_MAX_HOLD_NS (10ULL * 1000000000ULL)
+/* Connected clients at once; more are told so and closed. */
+#define DAEMON_MAX_CLIENTS 64
+
+struct daemon_opts {
+	const char *socket;	/* NULL: CTL_DEFAULT_SOCKET */
+	uint64_t max_hold_ns;	/* 0: DAEMON_DEFAULT_MAX_HOLD_NS */
+	const char *group;	/* NULL: root only (0600); else 0660 */
+	const char *ready;	/* written with our pid once listening */
+	const char *send;	/* client mode: send this request line */
+	bool verbose;		/* log every request */
+	bool help;		/* --help printed: exit 0 */
+};
+
+/*
+ * Parse the daemon's argv (argv[0] = "daemon"). 0 (o->help set if help
+ * was printed to out), or GP_EXIT_USAGE after printing to err.
+ */
+int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
+		 FILE *err);
+
+/*
+ * Run the daemon until SIGINT/SIGTERM/SIGHUP. Returns the exit code:
+ * 0 after a clean shutdown, 2 bad group, 3 not allowed to create the
+ * socket, 11 another daemon already listens on the socket.
+ */
+int daemon_main(const struct daemon_opts *o);
+
+/*
+ * Client mode of --send: one raw request line, the reply printed as
+ * received, the reply's exit code returned (11 if unreachable).
+ */
+int daemon_send(const struct daemon_opts *o);
+
+/* daemon_parse() then daemon_send() or daemon_main(): what ctl calls. */
+int daemon_cmd(int argc, char **argv);
+
+#endif

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One debug session: this process holding one target's KFD debug state.
+ * Used by the one-shot `gpreempt-ctl suspend` and by the daemon, which
+ * holds many sessions in one single-threaded poll loop.
+ *
+ * THREAD RULE. session_open() PTRACE_SEIZEs the target's thread-group
+ * leader, and KFD accepts DBG_TRAP ops only from the thread that is the
+ * leader's ptrace parent (kfd-reference.md section 2). Every function
+ * below must therefore run on the thread that called session_open() for
+ * that session. Run the whole daemon loop on one thread.
+ *
+ * What the owner's event loop must do for every live session:
+ *  1. poll session_event_fd() for POLLIN and call session_handle_event():
+ *     it answers the runtime handshake (EC_PROCESS_RUNTIME ->
+ *     SEND_RUNTIME_EVENT), so a target that enables (or disables) its
+ *     runtime after the attach never stays blocked in the kernel;
+ *  2. on SIGCHLD (block it and poll a signalfd, or a self-pipe), call
+ *     session_handle_wait(): it reaps the ptrace stops of this target
+ *     (waitpid(pid, __WALL|WNOHANG)), re-injects signals so the target
+ *     behaves as if untraced, keeps group-stops stopped with
+ *     PTRACE_LISTEN, and notices the target's exit. Calling it when
+ *     nothing is pending is harmless; calling it periodically (e.g. every
+ *     poll timeout) is a good safety net;
+ *  3. session_close() on every exit path (normal end, error, SIGINT,
+ *     SIGTERM, SIGHUP): it resumes what it suspended, DISABLEs debug (the
+ *     kernel then resumes all queues) and detaches.
+ * If the holder is SIGKILLed, the kernel's mm-release notifier of the
+ * holder DISABLEs debug on every target, which resumes their queues.
+ *
+ * Suspend/resume on a session cost one ioctl each (microseconds on MES,
+ * one device-wide preemption on HWS GPUs); attaching is the slow part.
+ */
+#ifndef GP_SESSION_H
+#define GP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kfd.h"
+
+struct session;
+
+/*
+ * The checks of session_check_target() that need no KFD: pid 1, this
+ * process, no such pid, a kernel thread, a non-leader thread. Callers run
+ * it before touching /dev/kfd so bad targets are refused on any machine.
+ */
+int session_check_pid(pid_t pid, struct gp_err *e);
+
+/*
+ * Refuse targets gpreempt must never touch, with a message and exit code
+ * in e (GP_EXIT_TARGET): pid 1, this process, a kernel thread, a pid that
+ * does not exist, a pid with no KFD process
+ * (/sys/class/kfd/kfd/proc/<pid> absent), a thread that is not a
+ * thread-group leader. 0 if acceptable, -1 otherwise. Does not attach.
+ */
+int session_check_target(pid_t pid, struct gp_err *e);
+
+/*
+ * Attach to pid: check it (session_check_target), PTRACE_SEIZE its leader
+ * (no stop), create the non-blocking dbg pipe, DBG_TRAP ENABLE with
+ * EC_PROCESS_RUNTIME, SET_EXCEPTIONS_ENABLED, and a first queue snapshot
+ * (clearing EC_QUEUE_NEW). kfd must stay open for the session's life and
+ * may be shared by many sessions. NULL on failure, with e filled (exit
+ * codes: 8 target, 9 busy/another debugger, 7 no debug API, 3 privilege).
+ * Everything done before the failure is undone.
+ */
+struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e);
+
+/* Resume what this session suspended, DISABLE, detach, free. NULL ok. */
+void session_close(struct session *s);
+
+pid_t session_pid(const struct session *s);
+/* Read end of the dbg pipe: POLLIN -> session_handle_event(). */
+int session_event_fd(const struct session *s);
+/* false once the target exited or vanished; only session_close() left. */
+bool session_alive(const struct session *s);
+/* The target's runtime state (DEBUG_RUNTIME_STATE_*), as last seen. */
+uint32_t session_runtime_state(const struct session *s);
+/* Monotonic ns of the attach; number of queues this session holds. */
+uint64_t session_attached_ns(const struct session *s);
+uint32_t session_suspended_count(const struct session *s);
+
+/*
+ * Drain the dbg pipe and every pending debug event; answer
+ * EC_PROCESS_RUNTIME with SEND_RUNTIME_EVENT. Call it on POLLIN, and
+ * cheaply on any wake-up: KFD writes the pipe byte from a work item,
+ * after the event is already visible. 0 (also when the target turned
+ * out to be gone: session_alive() is then false), or -1 with e filled
+ * on an unexpected KFD error.
+ */
+int session_handle_event(struct session *s, struct gp_err *e);
+
+/*
+ * Reap pending ptrace stops of the target without blocking. Returns 1 if
+ * the target is gone (exited or killed), 0 otherwise.
+ */
+int session_handle_wait(struct session *s);
+
+/* Result of one suspend or resume call. */
+struct session_qres {
+	uint32_t id;		/* queue id as requested */
+	enum kfd_qstatus status;
+};
+
+struct session_op {
+	enum kfd_call call;	/* KFD_CALL_SUSPEND or KFD_CALL_RESUME */
+	int ret;		/* queues acted on (>= 0), or -errno */
+	uint64_t ns;		/* duration of the ioctl */
+	uint64_t snapshot_ns;	/* duration of the snapshot before, or 0 */
+	uint32_t n;		/* entries in q */
+	uint32_t n_ok, n_invalid, n_error;
+	struct session_qres *q;	/* malloc'd; session_op_free() */
+};
+
+void session_op_free(struct session_op *op);
+
+/*
+ * Suspend ids[0..n), or when n == 0 every queue of a fresh snapshot.
+ * A snapshot is always taken first so queues created since the last one
+ * are accepted. grace_period: 1K-GPU-cycle units (see kfd.h). Fills op
+ * (always, even on failure: op->ret). Returns 0 if every queue is ok,
+ * GP_EXIT_PARTIAL if some were invalid or failed, or another exit code
+ * with e filled when the ioctl itself failed.
+ */
+int session_suspend(struct session *s, const uint32_t *ids, uint32_t n,
+		    uint32_t grace_period, struct session_op *op,
+		    struct gp_err *e);
+/*
+ * Resume ids[0..n), or when n == 0 every queue this session suspended
+ * plus every queue of a fresh snapshot. Same returns as session_suspend.
+ */
+int session_resume(struct session *s, const uint32_t *ids, uint32_t n,
+		   struct session_op *op, struct gp_err *e);
+
+/*
+ * The last queue snapshot (taken at open and before every suspend or
+ * resume; session_snapshot() refreshes it). Valid until the next call.
+ */
+int session_snapshot(struct session *s, struct gp_err *e);
+const struct kfd_queue_snapshot_entry *
+session_queues(const struct session *s, uint32_t *n);
+/* Is queue id currently suspended by this session? */
+bool session_is_suspended(const struct session *s, uint32_t id);
+
+#endif
