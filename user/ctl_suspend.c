@@ -44,7 +44,6 @@ bool ctl_has_cap(int cap)
 int ctl_prepare(const struct ctl_args *a, struct kfd *k)
 {
 	struct gp_err e = {};
-	int r, policy;
 
 	if (session_check_pid(a->pid, &e))
 		return ctl_report(a, &e);
@@ -55,30 +54,8 @@ int ctl_prepare(const struct ctl_args *a, struct kfd *k)
 			   "sudo", ctl_cmd_name(a->cmd));
 		return ctl_report(a, &e);
 	}
-	r = kfd_open(k);
-	if (r < 0) {
-		kfd_err(&e, KFD_CALL_OPEN, 0, -r);
+	if (kfd_open_debug(k, &e))
 		return ctl_report(a, &e);
-	}
-	if (kfd_version_check(k->major, k->minor)) {
-		gp_err_set(&e, GP_EXIT_NO_DEBUG_API, 0,
-			   "this kernel's KFD (ioctl version %u.%u) has no "
-			   "debug-trap API: suspend/resume needs KFD %d.%d "
-			   "(Linux 6.5) or later; 'gpreempt-ctl check' "
-			   "explains", k->major, k->minor, KFD_DEBUG_MAJOR,
-			   KFD_DEBUG_MINOR_MIN);
-		kfd_close(k);
-		return ctl_report(a, &e);
-	}
-	policy = kfd_sched_policy();
-	if (policy == KFD_SCHED_POLICY_NO_HWS) {
-		gp_err_set(&e, GP_EXIT_NO_DEBUG_API, 0,
-			   "amdgpu.sched_policy=2 (no hardware scheduler): "
-			   "KFD refuses every debug-trap op; boot with "
-			   "sched_policy 0 (the default) or 1");
-		kfd_close(k);
-		return ctl_report(a, &e);
-	}
 	return 0;
 }
 
@@ -139,27 +116,6 @@ static void print_line(const struct ctl_args *a, const char *type,
  * during the attach is acted on once the session exists, so the
  * teardown always runs.
  */
-static int block_signals(sigset_t *old)
-{
-	sigset_t set;
-	int fd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-
-	if (sigprocmask(SIG_BLOCK, &set, old))
-		return -errno;
-	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (fd < 0) {
-		fd = -errno;
-		sigprocmask(SIG_SETMASK, old, NULL);
-	}
-	return fd;
-}
-
 /* Why a hold ended. */
 enum hold_end {
 	HOLD_TIMEOUT,
@@ -262,7 +218,7 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 		return ret;
 	/* A closed stdout must not kill us before the teardown. */
 	signal(SIGPIPE, SIG_IGN);
-	sfd = block_signals(&old);
+	sfd = session_signalfd(&old);
 	if (sfd < 0) {
 		gp_err_set(&e, GP_EXIT_FAILURE, -sfd, "signalfd: %s",
 			   strerror(-sfd));

@@ -250,31 +250,10 @@ static void drop_target(struct daemon *d, struct target *t)
  */
 static int need_kfd(struct daemon *d, struct gp_err *e)
 {
-	int r;
-
 	if (d->kfd_ok)
 		return 0;
-	r = kfd_open(&d->kfd);
-	if (r < 0) {
-		kfd_err(e, KFD_CALL_OPEN, 0, -r);
+	if (kfd_open_debug(&d->kfd, e))
 		return -1;
-	}
-	if (kfd_version_check(d->kfd.major, d->kfd.minor)) {
-		gp_err_set(e, GP_EXIT_NO_DEBUG_API, 0, "this kernel's KFD "
-			   "(ioctl version %u.%u) has no debug-trap API: "
-			   "suspend/resume needs KFD %d.%d (Linux 6.5) or "
-			   "later", d->kfd.major, d->kfd.minor,
-			   KFD_DEBUG_MAJOR, KFD_DEBUG_MINOR_MIN);
-		kfd_close(&d->kfd);
-		return -1;
-	}
-	if (kfd_sched_policy() == KFD_SCHED_POLICY_NO_HWS) {
-		gp_err_set(e, GP_EXIT_NO_DEBUG_API, 0, "amdgpu.sched_policy=2 "
-			   "(no hardware scheduler): KFD refuses every "
-			   "debug-trap op; boot with sched_policy 0 or 1");
-		kfd_close(&d->kfd);
-		return -1;
-	}
 	d->kfd_ok = true;
 	logf_("opened " KFD_DEV_PATH " (KFD ioctl %u.%u)", d->kfd.major,
 	      d->kfd.minor);
@@ -950,28 +929,6 @@ static void shutdown_all(struct daemon *d, int sig)
 	}
 }
 
-static int block_signals(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, old))
-		return -1;
-	/*
-	 * A shell starts background jobs with SIGINT ignored, and an
-	 * ignored signal is dropped, never pending: restore the default
-	 * so the signalfd sees every stop request.
-	 */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-}
-
 /* Returns the signal that ended the loop. */
 static int loop(struct daemon *d)
 {
@@ -1056,10 +1013,10 @@ int daemon_main(const struct daemon_opts *o)
 	if (resolve_group(&d, &e))
 		goto fail;
 	/* signals first: a SIGTERM during start-up still cleans up */
-	d.sfd = block_signals(&old);
+	d.sfd = session_signalfd(&old);
 	if (d.sfd < 0) {
-		gp_err_set(&e, GP_EXIT_FAILURE, errno, "signalfd: %s",
-			   strerror(errno));
+		gp_err_set(&e, GP_EXIT_FAILURE, -d.sfd, "signalfd: %s",
+			   strerror(-d.sfd));
 		goto fail;
 	}
 	blocked = true;

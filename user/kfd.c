@@ -263,6 +263,35 @@ int kfd_sched_policy(void)
 	return atoi(buf);
 }
 
+int kfd_open_debug(struct kfd *k, struct gp_err *e)
+{
+	int r = kfd_open(k);
+
+	if (r < 0) {
+		kfd_err(e, KFD_CALL_OPEN, 0, -r);
+		return -1;
+	}
+	if (kfd_version_check(k->major, k->minor)) {
+		gp_err_set(e, GP_EXIT_NO_DEBUG_API, 0,
+			   "this kernel's KFD (ioctl version %u.%u) has no "
+			   "debug-trap API: suspend/resume needs KFD %d.%d "
+			   "(Linux 6.5) or later; 'gpreempt-ctl check' "
+			   "explains", k->major, k->minor, KFD_DEBUG_MAJOR,
+			   KFD_DEBUG_MINOR_MIN);
+		kfd_close(k);
+		return -1;
+	}
+	if (kfd_sched_policy() == KFD_SCHED_POLICY_NO_HWS) {
+		gp_err_set(e, GP_EXIT_NO_DEBUG_API, 0,
+			   "amdgpu.sched_policy=2 (no hardware scheduler): "
+			   "KFD refuses every debug-trap op; boot with "
+			   "sched_policy 0 (the default) or 1");
+		kfd_close(k);
+		return -1;
+	}
+	return 0;
+}
+
 static int dbg_trap(struct kfd *k, pid_t pid, uint32_t op,
 		    struct kfd_ioctl_dbg_trap_args *a)
 {

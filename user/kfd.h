@@ -117,6 +117,13 @@ int kfd_get_version(struct kfd *k, uint32_t *major, uint32_t *minor);
 int kfd_sched_policy(void);
 
 /*
+ * kfd_open() plus what every debug-trap user needs first: KFD >= 1.13
+ * and a hardware scheduler (sched_policy 2 makes KFD refuse every op).
+ * 0, or -1 with e filled (exit 4 or 7) and k closed.
+ */
+int kfd_open_debug(struct kfd *k, struct gp_err *e);
+
+/*
  * DBG_TRAP ENABLE on pid. dbg_fd is the write end of a non-blocking pipe
  * (KFD writes one byte per raised exception; an eventfd would reject the
  * 1-byte write). mask: exceptions to report, GP_EC_PROCESS_RUNTIME at

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -711,4 +712,32 @@ int session_resume(struct session *s, const uint32_t *ids, uint32_t n,
 		   struct session_op *op, struct gp_err *e)
 {
 	return queue_op(s, KFD_CALL_RESUME, ids, n, 0, op, e);
+}
+
+int session_signalfd(sigset_t *old)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, old))
+		return -errno;
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and an
+	 * ignored signal is dropped, never pending: restore the default
+	 * so the signalfd sees every stop request.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		sigprocmask(SIG_SETMASK, old, NULL);
+	}
+	return fd;
 }

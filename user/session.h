@@ -36,6 +36,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "kfd.h"
@@ -68,6 +69,14 @@ int session_check_target(pid_t pid, struct gp_err *e);
  * Everything done before the failure is undone.
  */
 struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e);
+
+/*
+ * Block SIGINT, SIGTERM, SIGHUP and SIGCHLD and return a non-blocking
+ * signalfd for them (-errno on failure; *old gets the previous mask), so
+ * a holder's poll loop turns every stop request into session_close()
+ * and every ptrace stop into session_handle_wait().
+ */
+int session_signalfd(sigset_t *old);
 
 /* Resume what this session suspended, DISABLE, detach, free. NULL ok. */
 void session_close(struct session *s);
