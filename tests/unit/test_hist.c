@@ -10,24 +10,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "capture.h"
 #include "tap.h"
 #include "hist.h"
-
-static char *buf;
-static size_t buflen;
-
-static FILE *mem(void)
-{
-	free(buf);
-	buf = NULL;
-	return open_memstream(&buf, &buflen);
-}
-
-static const char *done(FILE *f)
-{
-	fclose(f);
-	return buf;
-}
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -66,10 +51,10 @@ TEST(every_value_falls_in_its_row)
 TEST(rows_exactly_like_libbpf_tools)
 {
 	__u64 vals[GP_MAX_SLOTS] = { [1] = 1, [2] = 3, [4] = 8 };
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_print_log2_hist(f, vals, GP_MAX_SLOTS, "usecs");
-	CHECK_STR(done(f),
+	CHECK_STR(capture_done(f),
 "     usecs               : count    distribution\n"
 "         0 -> 1          : 0        |                                        |\n"
 "         2 -> 3          : 1        |*****                                   |\n"
@@ -81,20 +66,20 @@ TEST(rows_exactly_like_libbpf_tools)
 TEST(empty_histogram_prints_nothing)
 {
 	__u64 vals[GP_MAX_SLOTS] = {};
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_print_log2_hist(f, vals, GP_MAX_SLOTS, "usecs");
-	CHECK_STR(done(f), "");
+	CHECK_STR(capture_done(f), "");
 }
 
 TEST(last_slot_and_big_counts)
 {
 	__u64 vals[GP_MAX_SLOTS] = { [0] = 123456789, [31] = 1 };
-	FILE *f = mem();
+	FILE *f = capture_open();
 	const char *s;
 
 	gp_print_log2_hist(f, vals, GP_MAX_SLOTS, "nsecs");
-	s = done(f);
+	s = capture_done(f);
 	/* 32 rows plus the header; the last row is 2^31 .. 2^32-1. */
 	CHECK(strstr(s, "\n         0 -> 1          : 123456789 |****"));
 	CHECK(strstr(s, "2147483648 -> 4294967295 : 1        |      "
@@ -112,11 +97,11 @@ TEST(last_slot_and_big_counts)
 TEST(wide_layout_past_32_rows)
 {
 	__u64 vals[40] = { [33] = 2, [34] = 1 };
-	FILE *f = mem();
+	FILE *f = capture_open();
 	const char *s;
 
 	gp_print_log2_hist(f, vals, 40, "nsecs");
-	s = done(f);
+	s = capture_done(f);
 	CHECK(starts(s, "               nsecs                         : count"
 		     "    distribution\n"));
 	CHECK(strstr(s, "\n         17179869184 -> 34359738367          : 1"
@@ -166,10 +151,10 @@ TEST(text_histogram_with_title_and_summary)
 	struct gp_out_opts o = { .unit = GP_UNIT_USEC };
 	struct gp_hist h = sample();
 	int pid = 977;
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_hist_print(f, &k, &h, &o, &pid, 1);
-	CHECK_STR(done(f),
+	CHECK_STR(capture_done(f),
 "\n"
 "suspend latency (pid 977):\n"
 "     usecs               : count    distribution\n"
@@ -181,10 +166,10 @@ TEST(text_histogram_with_title_and_summary)
 "\n"
 "avg = 10 usecs, total: 123 usecs, count: 12\n");
 	o.unit = GP_UNIT_MSEC;
-	f = mem();
+	f = capture_open();
 	gp_hist_print(f, &k, &h, &o, NULL, 0);
-	CHECK(starts(done(f), "\nsuspend latency:\n     msecs    "));
-	CHECK(strstr(buf, "avg = 0 msecs, total: 0 msecs, count: 12\n"));
+	CHECK(starts(capture_done(f), "\nsuspend latency:\n     msecs    "));
+	CHECK(strstr(capture_buf, "avg = 0 msecs, total: 0 msecs, count: 12\n"));
 }
 
 /* Zero-initialised options: raw ns slots, labelled nsecs. */
@@ -193,15 +178,15 @@ TEST(default_unit_is_raw_nsecs)
 	struct gp_hist_key k = { .op = GP_OP_CREATE };
 	struct gp_out_opts o = {};
 	struct gp_hist h = sample();
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_hist_print(f, &k, &h, &o, NULL, 0);
-	CHECK(starts(done(f), "\ncreate latency:\n     nsecs    "));
-	CHECK(strstr(buf, "avg = 10288 nsecs, total: 123456 nsecs, count: 12"));
+	CHECK(starts(capture_done(f), "\ncreate latency:\n     nsecs    "));
+	CHECK(strstr(capture_buf, "avg = 10288 nsecs, total: 123456 nsecs, count: 12"));
 	o.json = true;
-	f = mem();
+	f = capture_open();
 	gp_hist_print(f, &k, &h, &o, NULL, 0);
-	CHECK(strstr(done(f), "\"unit\":\"nsecs\",\"unit_ns\":1,"));
+	CHECK(strstr(capture_done(f), "\"unit\":\"nsecs\",\"unit_ns\":1,"));
 }
 
 TEST(json_histogram)
@@ -209,10 +194,10 @@ TEST(json_histogram)
 	struct gp_hist_key k = { .op = GP_OP_DBG_TRAP, .sub = 6 };
 	struct gp_out_opts o = { .json = true, .unit = GP_UNIT_USEC };
 	struct gp_hist h = sample();
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_hist_print(f, &k, &h, &o, NULL, 0);
-	CHECK_STR(done(f),
+	CHECK_STR(capture_done(f),
 		  "{\"type\":\"hist\",\"op\":\"dbg_trap\",\"sub\":6,"
 		  "\"dbg_op\":\"suspend_queues\",\"title\":\"dbg_trap "
 		  "suspend_queues latency\",\"unit\":\"usecs\","
@@ -224,9 +209,9 @@ TEST(json_histogram)
 	k.op = GP_OP_CREATE;
 	k.sub = 0;
 	memset(&h, 0, sizeof(h));
-	f = mem();
+	f = capture_open();
 	gp_hist_print(f, &k, &h, &o, NULL, 0);
-	CHECK_STR(done(f),
+	CHECK_STR(capture_done(f),
 		  "{\"type\":\"hist\",\"op\":\"create\",\"sub\":0,\"title\":"
 		  "\"create latency\",\"unit\":\"usecs\",\"unit_ns\":1000,"
 		  "\"count\":0,\"sum_ns\":0,\"buckets\":[]}\n");
@@ -276,10 +261,10 @@ TEST(map_printing_sorted_and_skips_empty)
 		       "checked here\n", strerror(errno));
 		return;
 	}
-	f = mem();
+	f = capture_open();
 	n = gp_hists_print(f, fd, &o);
 	CHECK(n == 0);
-	CHECK_STR(done(f), "No latencies recorded.\n");
+	CHECK_STR(capture_done(f), "No latencies recorded.\n");
 
 	k = (struct gp_hist_key){ .op = GP_OP_RESUME };
 	bpf_map_update_elem(fd, &k, &h, BPF_ANY);
@@ -290,9 +275,9 @@ TEST(map_printing_sorted_and_skips_empty)
 	k = (struct gp_hist_key){ .op = GP_OP_CREATE };
 	bpf_map_update_elem(fd, &k, &zero, BPF_ANY);
 
-	f = mem();
+	f = capture_open();
 	n = gp_hists_print(f, fd, &o);
-	s = done(f);
+	s = capture_done(f);
 	CHECK(n == 3);
 	CHECK(strstr(s, "create latency") == NULL);
 	a = strstr(s, "dbg_trap suspend_queues latency:\n");
@@ -301,17 +286,17 @@ TEST(map_printing_sorted_and_skips_empty)
 	CHECK(a && b && c && a < b && b < c);
 
 	o.json = true;
-	f = mem();
+	f = capture_open();
 	n = gp_hists_print_pids(f, fd, &o, (int[]){ 5 }, 1);
-	s = done(f);
+	s = capture_done(f);
 	CHECK(n == 3);
 	CHECK(strstr(s, "\"title\":\"resume latency (pid 5)\"") != NULL);
 	close(fd);
 
 	/* A closed fd is an error, not an empty map. */
-	f = mem();
+	f = capture_open();
 	CHECK(gp_hists_print(f, fd, &o) == -EBADF);
-	done(f);
+	capture_done(f);
 }
 
 int main(void)
@@ -328,6 +313,6 @@ int main(void)
 	RUN(json_histogram);
 	RUN(json_histogram_parses_with_jq);
 	RUN(map_printing_sorted_and_skips_empty);
-	free(buf);
+	free(capture_buf);
 	return tap_done();
 }

@@ -5,27 +5,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "tap.h"
 #include "output.h"
 
 /* 2023-11-14 22:13:20 UTC at boot, so ts 3723 s is 23:15:23. */
 #define BOOT_TO_REAL (1700000000LL * 1000000000LL)
-
-static char *buf;
-static size_t buflen;
-
-static FILE *mem(void)
-{
-	free(buf);
-	buf = NULL;
-	return open_memstream(&buf, &buflen);
-}
-
-static const char *done(FILE *f)
-{
-	fclose(f);
-	return buf;
-}
 
 static struct gp_event ev(__u32 op)
 {
@@ -62,18 +47,18 @@ static const char *text(const struct gp_event *e, enum gp_unit u, bool ts)
 	struct gp_out_opts o = {
 		.unit = u, .timestamp = ts, .boot_to_real_ns = BOOT_TO_REAL,
 	};
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_out_event_text(f, e, &o);
-	return done(f);
+	return capture_done(f);
 }
 
 static const char *json(const struct gp_event *e)
 {
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_out_event_json(f, e);
-	return done(f);
+	return capture_done(f);
 }
 
 TEST(op_names_cover_every_op_and_fit_the_column)
@@ -152,21 +137,21 @@ TEST(sizes)
 TEST(header)
 {
 	struct gp_out_opts o = { .unit = GP_UNIT_USEC };
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_out_header(f, &o);
-	CHECK_STR(done(f), "OP       PID    NSPID CGROUP COMM         GPU QID "
+	CHECK_STR(capture_done(f), "OP       PID    NSPID CGROUP COMM         GPU QID "
 		  "RET    LAT(us) DETAIL\n");
 	o.timestamp = true;
 	o.unit = GP_UNIT_MSEC;
-	f = mem();
+	f = capture_open();
 	gp_out_header(f, &o);
-	CHECK_STR(done(f), "TIME     OP       PID    NSPID CGROUP COMM       "
+	CHECK_STR(capture_done(f), "TIME     OP       PID    NSPID CGROUP COMM       "
 		  "  GPU QID RET    LAT(ms) DETAIL\n");
 	o.json = true;
-	f = mem();
+	f = capture_open();
 	gp_out_header(f, &o);
-	CHECK_STR(done(f), "");
+	CHECK_STR(capture_done(f), "");
 }
 
 TEST(text_create)
@@ -436,17 +421,17 @@ TEST(json_escapes_comm)
 TEST(lost)
 {
 	struct gp_out_opts o = {};
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_out_lost(f, 0, &o);
-	CHECK_STR(done(f), "");
-	f = mem();
+	CHECK_STR(capture_done(f), "");
+	f = capture_open();
 	gp_out_lost(f, 12, &o);
-	CHECK_STR(done(f), "12 events lost (ring buffer full)\n");
+	CHECK_STR(capture_done(f), "12 events lost (ring buffer full)\n");
 	o.json = true;
-	f = mem();
+	f = capture_open();
 	gp_out_lost(f, 0, &o);
-	CHECK_STR(done(f), "{\"type\":\"lost\",\"events\":0}\n");
+	CHECK_STR(capture_done(f), "{\"type\":\"lost\",\"events\":0}\n");
 }
 
 /* Every JSON form parses, with jq when the machine has it. */
@@ -504,6 +489,6 @@ int main(void)
 	RUN(json_escapes_comm);
 	RUN(lost);
 	RUN(json_parses_with_jq);
-	free(buf);
+	free(capture_buf);
 	return tap_done();
 }

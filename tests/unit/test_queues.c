@@ -13,26 +13,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "capture.h"
 #include "tap.h"
 #include "queues.h"
 
 static char fixture[PATH_MAX];
-static char *buf;
-static size_t buflen;
-
-static FILE *mem(void)
-{
-	free(buf);
-	buf = NULL;
-	return open_memstream(&buf, &buflen);
-}
-
-static const char *done(FILE *f)
-{
-	fclose(f);
-	return buf;
-}
-
 /* From the repo top (how run-tests.sh runs us) or from the binary. */
 static int find_fixture(void)
 {
@@ -303,7 +288,7 @@ static struct gp_queue_row row(void)
 TEST(row_text)
 {
 	struct gp_queue_row r = row();
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_queue_row_header(f);
 	gp_queue_row_text(f, &r);
@@ -311,7 +296,7 @@ TEST(row_text)
 	r.v.type = 5;
 	r.v.origin = GP_ORIGIN_SYSFS;
 	gp_queue_row_text(f, &r);
-	CHECK_STR(done(f),
+	CHECK_STR(capture_done(f),
 		  "PID       GPU  QID TYPE        PRIO   RING STATE      FROM  "
 		  "EVCT RSTR SUSP RESM\n"
 		  "4242    51157    3 compute        7    64K evict+susp bpf   "
@@ -323,10 +308,10 @@ TEST(row_text)
 TEST(row_json)
 {
 	struct gp_queue_row r = row();
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_queue_row_json(f, &r);
-	CHECK_STR(done(f),
+	CHECK_STR(capture_done(f),
 		  "{\"type\":\"queue\",\"pid\":4242,\"gpu_id\":51157,"
 		  "\"queue_id\":3,\"queue_type\":\"compute\","
 		  "\"queue_type_raw\":0,\"priority\":7,"
@@ -340,20 +325,20 @@ TEST(rows_print_empty_and_json)
 {
 	struct gp_out_opts o = {};
 	struct gp_queue_row r[2] = { row(), row() };
-	FILE *f = mem();
+	FILE *f = capture_open();
 
 	gp_queue_rows_print(f, NULL, 0, &o);
-	CHECK_STR(done(f), "No KFD queues.\n");
+	CHECK_STR(capture_done(f), "No KFD queues.\n");
 	o.json = true;
-	f = mem();
+	f = capture_open();
 	gp_queue_rows_print(f, NULL, 0, &o);
-	CHECK_STR(done(f), "");
+	CHECK_STR(capture_done(f), "");
 	r[1].k.queue_id = 4;
-	f = mem();
+	f = capture_open();
 	gp_queue_rows_print(f, r, 2, &o);
-	done(f);
-	CHECK(strstr(buf, "\"queue_id\":3,") && strstr(buf, "\"queue_id\":4,"));
-	CHECK(strchr(buf, '\n') && strchr(strchr(buf, '\n') + 1, '\n'));
+	capture_done(f);
+	CHECK(strstr(capture_buf, "\"queue_id\":3,") && strstr(capture_buf, "\"queue_id\":4,"));
+	CHECK(strchr(capture_buf, '\n') && strchr(strchr(capture_buf, '\n') + 1, '\n'));
 }
 
 TEST(sort_rows)
@@ -407,13 +392,13 @@ TEST(seed_and_collect_real_map)
 	/* Seeding again writes nothing: every row exists. */
 	CHECK(gp_queues_seed_from(fd, &so) == 0);
 
-	f = mem();
+	f = capture_open();
 	CHECK(gp_queues_print(f, fd, &o) == 6);
-	done(f);
-	CHECK(!strncmp(buf, "PID ", 4));
-	CHECK(strstr(buf, "\n100     51157    0 compute        7    64K "
+	capture_done(f);
+	CHECK(!strncmp(capture_buf, "PID ", 4));
+	CHECK(strstr(capture_buf, "\n100     51157    0 compute        7    64K "
 		     "evict+susp bpf ") != NULL);
-	CHECK(strstr(buf, "\n100      8001    2 sdma_xgmi      0    64K "
+	CHECK(strstr(capture_buf, "\n100      8001    2 sdma_xgmi      0    64K "
 		     "active     sysfs") != NULL);
 	close(fd);
 	CHECK(gp_queues_collect(fd, &r) == -EBADF);
@@ -471,6 +456,6 @@ int main(void)
 	RUN(seed_and_collect_real_map);
 	RUN(seed_full_map);
 	RUN(no_pinned_map_is_enoent_or_eperm);
-	free(buf);
+	free(capture_buf);
 	return tap_done();
 }

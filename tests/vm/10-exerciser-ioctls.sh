@@ -9,14 +9,7 @@ E=kfd-exerciser
 out=/tmp/ex10.out
 
 # ex_jq NAME EXPR: EXPR (jq -s, over all lines of $out) must be true.
-ex_jq() {
-	if jq -e -s "$2" "$out" >/dev/null 2>&1; then
-		gp_ok "$1"
-	else
-		gp_fail "$1" "jq '$2' is false"
-		gp_log "$out"
-	fi
-}
+ex_jq() { gp_jq "$1" "$out" "$2"; }
 
 # Signals and ready/wait need no KFD: checked on every kernel.
 rm -f /tmp/ex10.ready

@@ -4,6 +4,7 @@
 #   gp_ok NAME | gp_fail NAME WHY | gp_skip NAME WHY | gp_log FILE
 #   gp_check NAME CMD...        ok when CMD exits 0, else fail
 #   gp_wait_file FILE [SECS]    wait for a ready file (no sleep-and-hope)
+#   gp_jq NAME FILE EXPR        ok when jq -s EXPR over FILE's lines is true
 # $GP_KERNEL is 6.1, 6.12 or 7.x.
 
 GP_RESULTS=${GP_RESULTS:-/dev/ttyS1}
@@ -32,4 +33,12 @@ gp_wait_file() {
 		sleep 0.1
 	done
 	return 0
+}
+gp_jq() {
+	if jq -e -s "$3" "$2" >/dev/null 2>&1; then
+		gp_ok "$1"
+	else
+		gp_fail "$1" "jq '$3' is false"
+		gp_log "$2"
+	fi
 }
