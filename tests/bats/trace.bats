@@ -202,7 +202,7 @@ now_ms() {
 }
 
 @test "trace --check with no amdgpu: every hook absent, why, exit 6" {
-	grep -q '^amdgpu ' /proc/modules && skip "amdgpu is loaded here"
+	grep -qs '^amdgpu ' /proc/modules && skip "amdgpu is loaded here"
 	run -6 --separate-stderr no_amdgpu --check
 	[[ "$output" == *"amdgpu module: not loaded"* ]]
 	local f
@@ -217,7 +217,7 @@ now_ms() {
 }
 
 @test "trace --check -j with no amdgpu: NDJSON, every hook not attached" {
-	grep -q '^amdgpu ' /proc/modules && skip "amdgpu is loaded here"
+	grep -qs '^amdgpu ' /proc/modules && skip "amdgpu is loaded here"
 	run -6 --separate-stderr no_amdgpu --check -j
 	echo "$output" | jq -e . >/dev/null
 	# at least the nine core hooks, none attached, each says why
@@ -229,7 +229,7 @@ now_ms() {
 }
 
 @test "trace with no amdgpu: exit 6, no probe could attach, fast" {
-	grep -q '^amdgpu ' /proc/modules && skip "amdgpu is loaded here"
+	grep -qs '^amdgpu ' /proc/modules && skip "amdgpu is loaded here"
 	local t0 t1
 	t0=$(now_ms)
 	run -6 --separate-stderr no_amdgpu -d 1
