@@ -14,6 +14,8 @@
 # exit status: a guest that does not finish is a failure.
 # VM_EXTRA_BINS="/usr/bin/x ..." carries host binaries and their shared
 # libraries into the guest (benchmarks use it for bpftrace).
+# VM_EXTRA_TESTS=DIR adds DIR/*.sh to the guest tests (the harness's own
+# self-test injects deliberate failures this way).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -107,6 +109,9 @@ overlay_cpio() { # out
 	cp "$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
 	   "$OUT/kfd-exerciser" "$stage/gp/bin/"
 	cp tests/vm/*.sh "$stage/gp/tests/vm/"
+	if [ -n "${VM_EXTRA_TESTS:-}" ]; then
+		cp "$VM_EXTRA_TESTS"/*.sh "$stage/gp/tests/vm/"
+	fi
 	cp "$script" "$stage/gp/run.sh"
 	for b in $(command -v jq) ${VM_EXTRA_BINS:-}; do
 		copy_with_libs "$b" "$stage"
