@@ -61,9 +61,13 @@ struct gp_pending {
 	struct gp_event ev;
 };
 
+/*
+ * 4 MiB: ~37,000 events of slack for a loader busy formatting (256 KiB lost
+ * events from 250 k/s in bench/; docs/benchmarks.md).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 4 * 1024 * 1024);
 } gp_events SEC(".maps");
 
 /* Failed ring-buffer reservations, per CPU: the loader sums and reports. */
@@ -163,7 +167,14 @@ static __always_inline void gp_emit(const struct gp_event *e)
 	}
 	__builtin_memcpy(r, e, sizeof(*r));
 	r->flags |= gp_evflags;
-	bpf_ringbuf_submit(r, 0);
+	/*
+	 * Wake the loader only once 1/16 of the ring is pending; it drains
+	 * on its 100 ms poll timeout anyway. A wakeup per event made each
+	 * traced call tens of us slower when calls are sparse (bench/).
+	 */
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&gp_events, BPF_RB_AVAIL_DATA) >=
+			   bpf_ringbuf_query(&gp_events, BPF_RB_RING_SIZE) / 16 ?
+			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline __u32 gp_kq_type(__u32 ioc_type)

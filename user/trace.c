@@ -471,7 +471,13 @@ int main(int argc, char **argv)
 	while (!exiting) {
 		uint64_t now;
 
+		/*
+		 * BPF wakes us only when the ring fills up (gp_emit), so
+		 * drain on every timeout too: a lone event shows in 100 ms.
+		 */
 		err = ring_buffer__poll(rb, 100);
+		if (err >= 0)
+			err = ring_buffer__consume(rb);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "gpreempt-trace: polling the ring "
 				"buffer: %s\n", strerror(-err));
