@@ -9,6 +9,7 @@
 #   make STATIC=1        both tools, statically linked (VM initramfs)
 #   make test            every suite (see scripts/run-tests.sh)
 #   make test-vm KERNELS="6.1 6.12 7.x"
+#   make bench           benchmarks, summary table (docs/benchmarks.md)
 
 OUTPUT ?= .output
 BINDIR ?= .
@@ -118,6 +119,12 @@ test-unit test-bpf test-bats:
 	$(Q)scripts/run-tests.sh $(patsubst test-%,%,$@)
 test-vm:
 	$(Q)scripts/run-tests.sh vm
+
+# Benchmarks (not tests): bench/run.sh; method and figures in
+# docs/benchmarks.md. The suite runs its quick mode so they cannot rot.
+.PHONY: bench
+bench:
+	$(Q)bench/run.sh
 
 .PHONY: vmlinux
 vmlinux:

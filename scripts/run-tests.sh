@@ -11,6 +11,8 @@
 # fuzz  the socket protocol parser under libFuzzer, time-bounded
 # vm    L2: the static tools against real KFD in QEMU, every kernel
 #       (KERNELS="6.1 6.12 7.x" and VMTESTS="GLOB ..." narrow it)
+# bench quick mode of the benchmarks (bench/run.sh --quick): they ran and
+#       gave sane numbers; never a timing threshold
 # The last line is "N passed, N failed, N skipped"; exit 1 if any failed.
 set -uo pipefail
 
@@ -21,7 +23,7 @@ log=$(mktemp /tmp/gptests.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
 [ $# -gt 0 ] || set -- all
-[ "$1" = all ] && set -- unit bpf bats fuzz vm
+[ "$1" = all ] && set -- unit bpf bats fuzz vm bench
 
 # Record one synthetic TAP failure (build breaks, crashed binaries).
 fail_line() { echo "not ok - $*" | tee -a "$log"; }
@@ -87,6 +89,7 @@ for suite in "$@"; do
 		for k in ${KERNELS:-}; do args+=(-k "$k"); done
 		for t in ${VMTESTS:-}; do args+=(-t "$t"); done
 		run_tap vm scripts/vm.sh test "${args[@]}" ;;
+	bench) mount_tracing; run_tap bench bench/run.sh --quick ;;
 	*) fail_line "unknown suite '$suite'" ;;
 	esac
 done

@@ -23,7 +23,7 @@ PINNED="libbpf1|bookworm-backports|1:1.4|
 	libelf-dev|bookworm|0.188|0.190"
 PKGS="make gcc clang llvm zlib1g-dev libzstd-dev bats jq
       qemu-system-x86 busybox-static cpio xz-utils zstd kmod util-linux
-      libclang-rt-14-dev"
+      libclang-rt-14-dev bpftrace"
 
 have_bpo() {
 	grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/
