@@ -264,6 +264,23 @@ int gp_queues_seed_from(int map_fd, struct gp_scan_opts *so)
 	return ret < 0 ? ret : s.written;
 }
 
+int gp_queues_mark_owners(int queues_fd, int owners_fd)
+{
+	struct gp_queue_key k, next;
+	void *prev = NULL;
+	__u8 one = 1;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(queues_fd, prev, &next)) {
+		if (bpf_map_update_elem(owners_fd, &next.pid, &one, BPF_ANY))
+			return -errno;
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
 int gp_queues_seed(int map_fd, const int *pids, int npids)
 {
 	struct gp_scan_opts so = { .pids = pids, .npids = npids };

@@ -437,6 +437,8 @@ int main(int argc, char **argv)
 	/* Queues that existed before us; BPF keeps the map current. */
 	gp_queues_seed(bpf_map__fd(skel->maps.gp_queues), env.pids,
 		       env.npids);
+	gp_queues_mark_owners(bpf_map__fd(skel->maps.gp_queues),
+			      bpf_map__fd(skel->maps.gp_owners));
 	if (!env.no_pin)
 		pinned = pin_queues(skel) == 0;
 

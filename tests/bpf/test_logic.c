@@ -18,6 +18,7 @@
 #include "tap.h"
 #include "gpreempt.h"
 #include "kfd_uapi.h"
+#include "queues.h"
 #include "logic_test.skel.h"
 #include "gpreempt.skel.h"
 
@@ -124,6 +125,9 @@ static void seed(__u32 pid, __u32 gpu, __u32 qid)
 	struct gp_queue_val v = { .type = 0, .origin = GP_ORIGIN_SYSFS };
 
 	bpf_map_update_elem(bpf_map__fd(skel->maps.gp_queues), &k, &v, 0);
+	/* as the loader does after seeding from sysfs */
+	gp_queues_mark_owners(bpf_map__fd(skel->maps.gp_queues),
+			      bpf_map__fd(skel->maps.gp_owners));
 }
 
 static bool hist(struct logic_test_bpf *s, __u32 op, __u32 sub,
