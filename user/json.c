@@ -45,9 +45,14 @@ void json_begin(struct json *j, FILE *f)
 	fputc('{', f);
 }
 
-void json_end(struct json *j)
+void json_end_batched(struct json *j)
 {
 	fputs("}\n", j->f);
+}
+
+void json_end(struct json *j)
+{
+	json_end_batched(j);
 	fflush(j->f);
 }
 

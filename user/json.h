@@ -21,6 +21,9 @@ struct json {
 
 void json_begin(struct json *j, FILE *f);
 void json_end(struct json *j);
+/* Same without the flush, for callers that flush once per batch (the
+ * tracer's event stream: one write() per event cost ~2.5 us, bench/). */
+void json_end_batched(struct json *j);
 void json_str(struct json *j, const char *key, const char *val);
 void json_u64(struct json *j, const char *key, uint64_t val);
 void json_s64(struct json *j, const char *key, int64_t val);

@@ -417,7 +417,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 		json_u64(&j, "queues_dropped", e->evict.n_queues);
 		break;
 	}
-	json_end(&j);
+	json_end_batched(&j);	/* trace.c flushes per poll */
 }
 
 void gp_out_event(FILE *f, const struct gp_event *e,
