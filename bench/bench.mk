@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# Build of the benchmark programs, on top of the main Makefile (same
+# flags, same skeleton rules, warnings are errors):
+#
+#   make -f bench/bench.mk OUTPUT=.output/bench/build bench-tools
+#
+# -> $(OUTPUT)/bpf-cost (host, dynamic), $(OUTPUT)/kfd-loop and
+#    $(OUTPUT)/startwait, $(OUTPUT)/ctl-lat (static: they run in the VM's
+#    busybox initramfs).
+include Makefile
+
+BENCH_TOOLS := $(OUTPUT)/bpf-cost $(OUTPUT)/kfd-loop $(OUTPUT)/startwait \
+	       $(OUTPUT)/ctl-lat
+.DEFAULT_GOAL := bench-tools
+
+.PHONY: bench-tools
+bench-tools: $(BENCH_TOOLS)
+
+$(OUTPUT)/%.bpf.o: bench/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+# The loader's own formatter (user/output.c) when it exists, so the
+# ring-buffer consumer can do what gpreempt-trace -j does per event. Only
+# its objects, not all of libgp: the rest is not needed here.
+ifneq ($(wildcard user/output.c),)
+BENCH_FMT := -DBENCH_FORMAT
+BENCH_FMT_LIB := $(OUTPUT)/output.o $(OUTPUT)/json.o $(OUTPUT)/util.o
+endif
+
+$(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(BENCH_FMT) $(LDFLAGS) $< $(BENCH_FMT_LIB) $(LDLIBS) -lpthread -o $@
+
+$(OUTPUT)/kfd-loop $(OUTPUT)/startwait $(OUTPUT)/ctl-lat: $(OUTPUT)/%: bench/%.c | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -o $@

@@ -1,0 +1,510 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# gpreempt benchmarks: run them, keep the raw samples, print one table.
+# Method and a real run's figures: docs/benchmarks.md.
+#
+#   bench/run.sh [--quick] [--only PART]... [-k SLOT]
+#   bench/run.sh --report       the tables again, from the last raw output
+#
+# PART: overhead  per-call tracer overhead in the VM (untraced, bpftrace,
+#                 ftrace function_graph, tracefs kprobe+hist, gpreempt-trace
+#                 fentry / --kprobes / --reduced), plus exec-to-attached
+#                 time and memory of each tracer
+#       bpf       per-event BPF cost (BPF_PROG_TEST_RUN) and ring-buffer
+#                 throughput on the host kernel
+#       ctl       suspend request -> SUSPEND ioctl entry in the VM, for a
+#                 one-shot gpreempt-ctl and for a warm daemon
+#                 (plus the daemon's socket path on the host)
+# --quick runs each part with tiny loops (one VM boot, ~2-3 minutes in all)
+# and prints TAP ("ok N - bench ...") asserting only that it ran and that
+# the numbers are sane; never a timing threshold. Raw output lands in
+# $BENCH_OUTPUT (default .output/bench). Sizes: BENCH_* variables, see
+# docs/benchmarks.md. Exit 1 if a part failed, 2 on bad usage.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+OUT=${BENCH_OUTPUT:-.output/bench}
+quick=0
+report=0
+parts=()
+slot=6.12
+
+usage() {
+	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-2}"
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--report) report=1 ;;
+	--only) [ $# -ge 2 ] || usage; parts+=("$2"); shift ;;
+	-k) [ $# -ge 2 ] || usage; slot=$2; shift ;;
+	-h|--help) usage 0 ;;
+	*) echo "bench/run.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+[ ${#parts[@]} -gt 0 ] || parts=(overhead bpf ctl)
+for p in "${parts[@]}"; do
+	case $p in
+	overhead|bpf|ctl) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, bpf, ctl)" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$OUT"
+# The VM harness builds the static tools here (not in the shared .output/vm).
+export VM_OUTPUT=${VM_OUTPUT:-$OUT/vm}
+
+# Same warnings-are-errors flags as the main Makefile.
+CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE"
+status=0
+tapn=0
+tap() { # ok|fail|skip text [why]
+	tapn=$((tapn + 1))
+	case $1 in
+	ok) echo "ok $tapn - bench $2" ;;
+	skip) echo "ok $tapn - bench $2 # SKIP $3" ;;
+	*) echo "not ok $tapn - bench $2${3:+: $3}"; status=1 ;;
+	esac
+}
+log() { [ $quick = 1 ] && echo "# $*" || echo "$*"; }
+
+# bench/bench.mk builds on the main Makefile: same flags, -Werror.
+# The VM helpers need no BPF and no libgp: build them first, on their own,
+# so a broken bpf-cost build only costs the bpf part.
+build_tools() {
+	local t ok=0
+	mkdir -p "$OUT/build"
+	for t in kfd-loop startwait ctl-lat bpf-cost; do
+		if ! make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/$t" \
+			> "$OUT/build.log" 2>&1; then
+			cat "$OUT/build.log" >&2
+			echo "bench/run.sh: building $t failed (above)" >&2
+			[ $t = bpf-cost ] || exit 1
+			ok=1
+		fi
+	done
+	return $ok
+}
+
+machine() {
+	{
+		echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), kernel $(uname -r)"
+		echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+		echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "qemu: $(qemu-system-x86_64 --version | head -1)"
+		echo "guest kernel: $(scripts/kernels.sh path "$slot" packages 2>/dev/null || echo unknown)"
+		echo "bpftrace: $(bpftrace --version 2>/dev/null || echo 'not installed')"
+		echo "compiler: $(cc --version | head -1); $(clang --version | head -1)"
+	} > "$OUT/machine.txt"
+}
+
+# p50 and p99 (nearest rank) of the numbers on stdin.
+pct() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "0 0 0"; exit }
+		i = int(NR * 0.99); if (i < NR * 0.99) i++
+		print NR, v[int((NR + 1) / 2)], v[i] }'
+}
+
+# Median, quartiles and range of the numbers on stdin (one per line).
+stats() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "0 0 0 0 0 0"; exit }
+		q1 = v[int((NR - 1) * 0.25) + 1]; q3 = v[int((NR - 1) * 0.75) + 1]
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print NR, m, q1, q3, v[1], v[NR] }'
+}
+
+# --- the VM parts: one boot runs each selected guest script ---------------
+# Each guest script runs in its own subshell of one concatenated script,
+# so the parts share a boot (and its untraced baseline) but not variables.
+vm_boot() { # part...
+	local raw=$OUT/vm.raw script=$OUT/guest.sh append="" bins p
+	bins="$top/$OUT/build/kfd-loop $top/$OUT/build/startwait $top/$OUT/build/ctl-lat"
+	: > "$script"
+	for p in "$@"; do
+		case $p in
+		overhead)
+			if [ $quick = 1 ]; then
+				append="$append gpb.calls=200 gpb.batches=3 gpb.rounds=1 gpb.startup=0 gpb.pcalls=50"
+			else
+				append="$append gpb.calls=${BENCH_CALLS:-1000} gpb.batches=${BENCH_BATCHES:-21}"
+				append="$append gpb.rounds=${BENCH_ROUNDS:-3} gpb.startup=${BENCH_STARTUP:-2}"
+			fi
+			[ -n "${BENCH_TRACERS:-}" ] && append="$append gpb.tracers=$BENCH_TRACERS"
+			if command -v bpftrace > /dev/null; then
+				bins="$bins $(command -v bpftrace)"
+			else
+				log "bpftrace is not installed on the host: its column is skipped"
+			fi ;;
+		ctl)
+			if [ $quick = 1 ]; then
+				append="$append gpb.n=20 gpb.oneshot=3"
+			else
+				append="$append gpb.n=${BENCH_CTL_N:-1000} gpb.oneshot=${BENCH_ONESHOT:-1000}"
+			fi ;;
+		esac
+		{ echo "("; cat "bench/guest-$p.sh"; echo ")"; } >> "$script"
+	done
+	log "vm: booting $slot for $* ($append); raw output in $raw"
+	VM_EXTRA_BINS="$bins ${VM_EXTRA_BINS:-}" VM_APPEND="$append ${VM_APPEND:-}" \
+		scripts/vm.sh run -s "$script" -k "$slot" 2>&1 |
+		tr -d '\r' | grep -v 'not a dynamic executable' > "$raw" || true
+	grep '^BENCH info' "$raw" | sed 's/^BENCH info /# guest: /' >> "$OUT/machine.txt" || true
+	for p in "$@"; do
+		cp "$raw" "$OUT/$p.raw"
+		if ! grep -q "^BENCH end $p" "$raw"; then
+			tap fail "$p: guest part finished" "no 'BENCH end $p'; see $raw"
+			tail -20 "$raw" | sed 's/^/#   /'
+			continue
+		fi
+		case $p in
+		overhead)
+			overhead_summary
+			[ $quick = 1 ] && overhead_check "$OUT/overhead.raw" "$OUT/overhead.tsv" ;;
+		ctl)
+			[ $quick = 1 ] && ctl_check "$OUT/ctl.raw" ;;
+		esac
+	done
+	return 0
+}
+
+overhead_summary() {
+	local raw=$OUT/overhead.raw sum=$OUT/overhead.tsv t op
+	local n med q1 q3 lo hi bn bmed blo
+	# BENCH run ROUND TRACER OP BATCH NS ERRNO; batch 0 is a warm-up.
+	# A run is one kfd-loop invocation. Each traced run is compared with
+	# the untraced runs of the same loop right before and after it in
+	# the same boot, so load that drifts over minutes (these machines are
+	# shared) cancels instead of landing on one tracer.
+	awk '$1 == "BENCH" && $2 == "run" {
+		key = $3 " " $4 " " $5
+		if (key != last) { r++; tr[r] = $4; op[r] = $5; last = key }
+		if ($6 > 0) { n[r]++; v[r, n[r]] = $7 }
+	}
+	END {
+		for (i = 1; i <= r; i++) {
+			if (tr[i] == "none") {
+				for (k = 1; k <= n[i]; k++) print "none", op[i], "T", v[i, k]
+				continue
+			}
+			for (k = 1; k <= n[i]; k++) print tr[i], op[i], "T", v[i, k]
+			for (j = i - 1; j >= 1 && !(tr[j] == "none" && op[j] == op[i]); j--) ;
+			if (j >= 1) for (k = 1; k <= n[j]; k++) print tr[i], op[i], "B", v[j, k]
+			for (j = i + 1; j <= r && !(tr[j] == "none" && op[j] == op[i]); j++) ;
+			if (j <= r) for (k = 1; k <= n[j]; k++) print tr[i], op[i], "B", v[j, k]
+		}
+	}' "$raw" > "$OUT/overhead.pairs"
+	# tracer op n median p25 p75 min | baseline: n median min
+	: > "$sum"
+	for t in none $(awk '$1 != "none" { print $1 }' "$OUT/overhead.pairs" | sort -u); do
+		for op in create dbg create-p dbg-p; do
+			read -r n med q1 q3 lo hi < <(awk -v t="$t" -v o="$op" \
+				'$1 == t && $2 == o && $3 == "T" { print $4 }' "$OUT/overhead.pairs" | stats)
+			[ "$n" -gt 0 ] || continue
+			if [ "$t" = none ]; then
+				bn=$n bmed=$med blo=$lo
+			else
+				read -r bn bmed _ _ blo _ < <(awk -v t="$t" -v o="$op" \
+					'$1 == t && $2 == o && $3 == "B" { print $4 }' "$OUT/overhead.pairs" | stats)
+			fi
+			echo "$t $op $n $med $q1 $q3 $lo $bn $bmed $blo" >> "$sum"
+		done
+	done
+}
+
+# Quick mode: did it run, are the numbers sane, did each tracer trace?
+overhead_check() { # raw sum
+	local raw=$1 sum=$2 t op n bad why hits
+	for op in create dbg create-p dbg-p; do
+		n=$(awk -v o="$op" '$1 == "none" && $2 == o { print $3 }' "$sum")
+		if [ "${n:-0}" -gt 0 ]; then
+			tap ok "overhead quick: untraced $op loop ran, $n samples"
+		else
+			tap fail "overhead quick: untraced $op loop ran" "no samples"
+		fi
+	done
+	# create fails EINVAL (22, no GPU); SUSPEND/RESUME of a bogus id is 0.
+	bad=$(awk '$2 == "run" && (($5 ~ /^create/ && $8 != 22) || ($5 ~ /^dbg/ && $8 != 0) || $7 <= 0)' "$raw" | head -3)
+	if [ -z "$bad" ]; then
+		tap ok "overhead quick: every sample > 0 ns with the expected errno"
+	else
+		tap fail "overhead quick: every sample > 0 ns with the expected errno" "$(echo "$bad" | tr '\n' ';')"
+	fi
+	for t in $(awk '$2 == "attach" || $2 == "skip" { print $3 }' "$raw" | sort -u); do
+		why=$(awk -v t="$t" '$2 == "skip" && $3 == t { $1 = $2 = $3 = ""; print; exit }' "$raw" | sed 's/^ *//')
+		if [ -n "$why" ]; then
+			case $t in
+			bpftrace) command -v bpftrace > /dev/null &&
+				tap fail "overhead quick: $t attached" "$why" ||
+				tap skip "overhead quick: $t attached" "$why" ;;
+			*) tap fail "overhead quick: $t attached" "$why" ;;
+			esac
+			continue
+		fi
+		n=$(awk -v t="$t" '$2 == "run" && $4 == t && $6 > 0' "$raw" | wc -l)
+		hits=$(awk -v t="$t" '$2 == "hits" && $3 == t { s += $5 } END { print s + 0 }' "$raw")
+		# Every attach must have traced something, not just the sum.
+		if awk -v t="$t" '$2 == "hits" && $3 == t && $4 != "dbg" && $5 == 0 { bad = 1 } END { exit !bad }' "$raw"; then
+			tap fail "overhead quick: $t traced in every run" "a run saw 0 events"
+		elif [ "$n" -gt 0 ] && [ "$hits" -gt 0 ]; then
+			tap ok "overhead quick: $t attached, traced $hits events, $n samples"
+		else
+			tap fail "overhead quick: $t attached and traced" "$n samples, $hits events seen"
+		fi
+	done
+}
+
+# --- per-event BPF cost and ring-buffer throughput, on the host ----------
+bpf_part() {
+	local raw=$OUT/bpf.raw cost rb fmt=""
+	if [ $bpf_built = 0 ]; then
+		tap fail "bpf: bpf-cost builds" "see the compiler output above"
+		return
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		[ $quick = 1 ] && tap skip "bpf quick" "needs root (BPF)"
+		log "bpf: needs root (BPF); skipped"
+		return
+	fi
+	# libbpf reads tracepoint ids from tracefs; fresh machines lack it.
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+	"$OUT/build/bpf-cost" rb -f -d 0.01 -n 1 -R 1000 > /dev/null 2>&1 && fmt=-f
+	if [ $quick = 1 ]; then
+		cost="-c 5 -r 100"
+		rb="-d 0.1 -n 1 -R 100000"
+	else
+		cost="-c ${BENCH_CHUNKS:-200}"
+		rb="-d 1 -n ${BENCH_TRIALS:-3}"
+	fi
+	log "bpf: per-event cost and ring-buffer throughput; raw output in $raw"
+	: > "$raw"
+	# shellcheck disable=SC2086
+	"$OUT/build/bpf-cost" cost $cost >> "$raw" || { tap fail "bpf: cost ran" "see stderr above"; return; }
+	# Series: a 256 KiB ring (the tracer's first size) and 4 MiB (its size
+	# since), drained first by a consumer that only counts (the ring's own
+	# limit), then by gpreempt-trace -j's formatter (the loader's limit).
+	local series="256:count 4096:count 256:json 4096:json" sr kb mode
+	[ -n "$fmt" ] || series="256:count 4096:count"
+	[ $quick = 1 ] && series=${series%% *}
+	for sr in $series; do
+		kb=${sr%%:*} mode=${sr#*:}
+		# shellcheck disable=SC2086
+		"$OUT/build/bpf-cost" rb $rb -s "$kb" $([ "$mode" = json ] && echo -f) |
+			sed "s/^rb /rb $kb $mode /" >> "$raw" ||
+			{ tap fail "bpf: ring buffer ran" "see stderr above"; return; }
+	done
+	"$OUT/build/bpf-cost" fmt -c "$([ $quick = 1 ] && echo 5 || echo 50)" >> "$raw" 2>/dev/null || true
+	[ $quick = 1 ] && bpf_check "$raw"
+	return 0
+}
+
+bpf_check() { # raw
+	local raw=$1 n bad
+	n=$(awk '$1 == "cost" && $2 != "bench_empty" && $4 > 0 && $9 == 0' "$raw" | wc -l)
+	if [ "$n" -ge 4 ]; then
+		tap ok "bpf quick: logic cost measured for $n programs, no event lost"
+	else
+		tap fail "bpf quick: logic cost measured" "$(tr '\n' ';' < "$raw")"
+	fi
+	# rb KB MODE TARGET OFFERED CONSUMED LOST SECS
+	bad=$(awk '$1 == "rb" && ($6 <= 0 || $5 <= 0)' "$raw")
+	n=$(awk '$1 == "rb"' "$raw" | wc -l)
+	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then
+		tap ok "bpf quick: ring buffer consumer ran, $(awk '$1 == "rb" { c += $6 } END { print c }' "$raw") events consumed"
+	else
+		tap fail "bpf quick: ring buffer consumer ran" "${bad:-no rb lines}"
+	fi
+}
+
+bpf_table() {
+	local raw=$OUT/bpf.raw
+	[ -s "$raw" ] || return 0
+	echo
+	echo "Per-event cost of the shared BPF logic (host $(uname -r), BPF_PROG_TEST_RUN"
+	echo "repeat 1000; ns per run: median [p25-p75]; net = minus the empty program)"
+	printf '%-18s %6s %8s %15s %8s %7s\n' program chunks median "[p25-p75]" net events
+	awk '$1 == "cost" { printf "%-18s %6d %8d %7d-%-7d %8d %7d\n", $2, $3, $4, $5, $6, $7, $8 }' "$raw"
+	echo
+	echo "Ring buffer, producer CPU 0 -> consumer CPU 1, events/s; the rate rises"
+	echo "until every trial at a rate lost events. count: the consumer only counts;"
+	echo "json: it formats each event as gpreempt-trace -j does, into /dev/null"
+	printf '%-5s %-6s %9s %9s %9s %9s\n' KiB mode target offered consumed lost
+	awk '$1 == "rb" { printf "%-5s %-6s %9d %9d %9d %9d\n", $2, $3, $4, $5, $6, $7 }' "$raw"
+	awk '$1 == "rb" { k = $2 " KiB ring, " $3 " consumer"; all[k, $4]++; keys[k] = 1; rates[$4] = 1
+			if ($7 == 0) ok[k, $4]++
+			if (!((k, $4) in lo) || $5 < lo[k, $4]) lo[k, $4] = $5 }
+	     END { for (k in keys) { best = 0
+			for (r in rates) if (all[k, r] && ok[k, r] == all[k, r] && r + 0 > best) best = r + 0
+			if (best) printf "%s: zero loss in every trial up to a target of %d events/s (%d offered at least)\n", k, best, lo[k, best]
+			else printf "%s: events lost at every rate\n", k } }' "$raw" | sort
+	awk '$1 == "fmt" { printf "formatter alone (gpreempt-trace -j, to /dev/null): %d ns per event (median of %d x 10,000) [%d-%d]\n", $3, $2, $4, $5 }' "$raw"
+}
+
+# --- controller latency, in the VM (and the daemon's path on the host) ---
+ctl_check() { # raw
+	local raw=$1 mode n ok
+	for mode in oneshot daemon; do
+		n=$(awk -v m=$mode '$2 == "lat" && $3 == m' "$raw" | wc -l)
+		ok=$(awk -v m=$mode '$2 == "lat" && $3 == m && $5 > 0 && $6 > 0 && $7 >= 0' "$raw" | wc -l)
+		if [ "$n" -gt 0 ] && [ "$ok" = "$n" ]; then
+			tap ok "ctl quick: $mode requests matched to traced SUSPEND ioctls, $n samples"
+		else
+			tap fail "ctl quick: $mode requests matched to traced SUSPEND ioctls" \
+				"$ok of $n matched; $(grep '^BENCH ctl-skip' "$raw" | tr '\n' ' ')"
+		fi
+	done
+}
+
+# The daemon's socket, parse and reply path with no ioctl ("status" round
+# trips), on the host at full speed; the daemon starts without /dev/kfd.
+ctl_host() {
+	local raw=$OUT/ctl-host.raw sock=$OUT/ctl-host.sock ready=$OUT/ctl-host.ready pid i n
+	if ! make -s -f bench/bench.mk OUTPUT="$OUT/build" BINDIR="$OUT/build/bin" \
+		"$OUT/build/bin/gpreempt-ctl" > "$OUT/build.log" 2>&1; then
+		cat "$OUT/build.log" >&2
+		tap fail "ctl host: gpreempt-ctl builds" "see the compiler output above"
+		return
+	fi
+	rm -f "$sock" "$ready"
+	"$OUT/build/bin/gpreempt-ctl" daemon --socket "$sock" --ready "$ready" 2> "$OUT/ctl-host.log" &
+	pid=$!
+	for i in $(seq 100); do [ -s "$ready" ] && break; sleep 0.05; done
+	n=$([ $quick = 1 ] && echo 20 || echo "${BENCH_RTT_N:-10000}")
+	"$OUT/build/ctl-lat" rtt "$sock" "$n" > "$raw" 2>> "$OUT/ctl-host.log" || true
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+	if [ $quick = 1 ]; then
+		if [ "$(awk '$1 == "rtt" && $3 > 0 && $4 == "ok"' "$raw" | wc -l)" = "$n" ]; then
+			tap ok "ctl quick: host daemon answered $n status round trips"
+		else
+			tap fail "ctl quick: host daemon answered $n status round trips" \
+				"$(tail -3 "$OUT/ctl-host.log" | tr '\n' ' ')"
+		fi
+	fi
+	return 0
+}
+
+ctl_table() {
+	local raw=$OUT/ctl.raw mode n p50 p99 io back
+	grep -q '^BENCH lat' "$raw" 2>/dev/null || return 0
+	echo
+	echo "Suspend request -> SUSPEND_QUEUES ioctl entry (VM $slot, TCG), us: bench/ctl-lat's"
+	echo "CLOCK_BOOTTIME stamp vs gpreempt-trace's kfd_ioctl_set_debug_trap entry;"
+	echo "ioctl = its duration; ioctl->done = ioctl return to the reply (or exit)"
+	printf '%-8s %6s %9s %9s %10s %10s %15s\n' mode n p50 p99 "ioctl p50" "ioctl p99" "ioctl->done p50"
+	for mode in oneshot daemon; do
+		read -r n p50 p99 < <(awk -v m=$mode '$2 == "lat" && $3 == m && $5 >= 0 { print $5 }' "$raw" | pct)
+		[ "$n" -gt 0 ] || continue
+		read -r _ io io99 < <(awk -v m=$mode '$2 == "lat" && $3 == m && $6 >= 0 { print $6 }' "$raw" | pct)
+		back=$(awk -v m=$mode '$2 == "lat" && $3 == m && $7 >= 0 { print $7 }' "$raw" | pct | cut -d' ' -f2)
+		awk -v m=$mode -v n=$n -v a=$p50 -v b=$p99 -v c=$io -v c9=$io99 -v d=$back 'BEGIN {
+			printf "%-8s %6d %9.1f %9.1f %10.1f %10.1f %15.1f\n", m, n, a / 1000, b / 1000, c / 1000, c9 / 1000, d / 1000 }'
+	done
+	n=$(awk '$2 == "lat" && $5 < 0' "$raw" | wc -l)
+	[ "$n" = 0 ] || echo "$n requests had no traced SUSPEND ioctl (lost or failed before the ioctl)"
+	grep '^BENCH ctl-skip' "$raw" | sed 's/^BENCH ctl-skip /skipped: /' || true
+	if [ -s "$OUT/ctl-host.raw" ]; then
+		read -r n p50 p99 < <(awk '$1 == "rtt" { print $3 }' "$OUT/ctl-host.raw" | pct)
+		awk -v n=$n -v a=$p50 -v b=$p99 'BEGIN { printf "host: daemon \"status\" round trip (socket, parse, reply; no ioctl), n=%d: p50 %.1f us, p99 %.1f us\n", n, a / 1000, b / 1000 }'
+	fi
+}
+
+overhead_table() {
+	local sum=$OUT/overhead.tsv raw=$OUT/overhead.raw t n
+	[ -s "$sum" ] || return 0
+	echo
+	echo "Per-call cost of one traced KFD ioctl (VM $slot, TCG), ns per call over"
+	echo "batches: median [p25-p75]; base = untraced runs just before and after;"
+	echo "added = median - base median; x = median / base median; min-added ="
+	echo "fastest traced batch - fastest base batch (least disturbed by load)"
+	printf '%-10s %-8s %4s %8s %15s %8s %8s %5s %9s\n' \
+		tracer loop n median "[p25-p75]" base added x min-added
+	awk '{ printf "%-10s %-8s %4d %8.0f %7.0f-%-7.0f %8.0f %8.0f %5.2f %9.0f\n",
+		$1, $2, $3, $4, $5, $6, $9, $4 - $9, $4 / $9, $7 - $10 }' "$sum"
+	# The targets' ratios: added cost of gpreempt-trace over the added
+	# cost of each baseline, same loop, same boot.
+	echo
+	awk '{ add[$1 " " $2] = $4 - $9; madd[$1 " " $2] = $7 - $10 } END {
+		split("gp-fentry gp-kprobes gp-reduced gp-cpu1", g, " ")
+		split("bpftrace fgraph kphist", b, " ")
+		split("create dbg create-p dbg-p", o, " ")
+		for (i = 1; i <= 4; i++) for (l = 1; l <= 4; l++) {
+			k = g[i] " " o[l]
+			if (!(k in add)) continue
+			line = sprintf("%-10s %-8s added/added:", g[i], o[l])
+			for (j = 1; j <= 3; j++) {
+				kb = b[j] " " o[l]
+				if ((kb in add) && add[kb] > 0)
+					line = line sprintf(" %s %.2f", b[j], add[k] / add[kb])
+				if ((kb in madd) && madd[kb] > 0)
+					line = line sprintf(" (min %.2f)", madd[k] / madd[kb])
+			}
+			print line
+		}
+	}' "$sum"
+	if grep -q '^BENCH lost' "$raw"; then
+		echo
+		echo "Events gpreempt-trace reported lost (ring buffer full), summed over its runs:"
+		awk '$2 == "lost" { l[$3] += $4 } END { for (k in l) printf "  %-10s %d\n", k, l[k] }' "$raw" | sort
+	fi
+	if grep -q '^BENCH cpu' "$raw"; then
+		echo
+		echo "CPU time of the tracer process itself (its loader: ring buffer, decode,"
+		echo "output) during its loops, per traced ioctl (USER_HZ ticks of 10 ms)"
+		awk '$2 == "cpu" { t[$3] += $4; n[$3] += $5 } END {
+			for (k in t) printf "%-10s %6d ticks over %7d ioctls = %8.0f ns per ioctl\n",
+				k, t[k], n[k], t[k] * 1e7 / n[k] }' "$raw" | sort
+	fi
+	if grep -q '^BENCH attach' "$raw"; then
+		echo
+		echo "Exec to attached, and memory when attached (VM $slot, TCG)"
+		printf '%-11s %5s %12s %12s %12s\n' tracer n "median ms" "VmRSS kB" "VmHWM kB"
+		for t in $(awk '$2 == "attach" { print $3 }' "$raw" | sort -u); do
+			read -r n med q1 q3 lo hi < <(awk -v t="$t" '$2 == "attach" && $3 == t { print $4 }' "$raw" | stats)
+			rss=$(awk -v t="$t" '$2 == "attach" && $3 == t { print $5 }' "$raw" | stats | cut -d' ' -f2)
+			hwm=$(awk -v t="$t" '$2 == "attach" && $3 == t { print $6 }' "$raw" | stats | cut -d' ' -f2)
+			printf '%-11s %5d %12.0f %12.0f %12.0f\n' "$t" "$n" "$med" "$rss" "$hwm"
+		done
+		echo "(fgraph and kphist are tracefs writes from the shell: no process, no RSS)"
+	fi
+	if grep -q '^BENCH skip' "$raw"; then
+		echo
+		grep '^BENCH skip' "$raw" | sed 's/^BENCH skip /skipped: /'
+	fi
+}
+
+if [ $report = 1 ]; then
+	[ -s "$OUT/overhead.raw" ] && overhead_summary
+	overhead_table
+	bpf_table
+	ctl_table
+	exit 0
+fi
+bpf_built=1
+build_tools || bpf_built=0
+machine
+vm_parts=()
+for p in "${parts[@]}"; do
+	case $p in
+	overhead) vm_parts+=("$p") ;;
+	ctl) vm_parts+=("$p"); ctl_host ;;
+	bpf) bpf_part ;;
+	esac
+done
+[ ${#vm_parts[@]} -eq 0 ] || vm_boot "${vm_parts[@]}"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
+if [ $quick = 1 ]; then
+	echo "1..$tapn"
+else
+	echo
+	echo "== gpreempt benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+	sed 's/^/  /' "$OUT/machine.txt"
+	overhead_table
+	bpf_table
+	ctl_table
+fi
+exit $status
