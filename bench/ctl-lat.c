@@ -105,23 +105,37 @@ static int request(int fd, FILE *f, const char *req, char *last, size_t len)
 	return reply(f, last, len);
 }
 
-static int run_sock(const char *path, long pid, long n, long qid)
+/* Connected socket to the daemon at path, and a FILE to read replies. */
+static int connect_daemon(const char *path, FILE **f)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "ctl-lat: connect %s: %s\n", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*f = fdopen(dup(fd), "r");
+	if (!*f) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int run_sock(const char *path, long pid, long n, long qid)
+{
 	char req[128], last[256];
 	uint64_t t0, t1;
 	FILE *f;
 	int fd;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "ctl-lat: connect %s: %s\n", path,
-			strerror(errno));
-		return 1;
-	}
-	f = fdopen(dup(fd), "r");
-	if (!f)
+	fd = connect_daemon(path, &f);
+	if (fd < 0)
 		return 1;
 	snprintf(req, sizeof(req), "attach pid=%ld\n", pid);
 	if (request(fd, f, req, last, sizeof(last)))
@@ -153,21 +167,13 @@ static int run_sock(const char *path, long pid, long n, long qid)
 
 static int run_rtt(const char *path, long n)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char last[256];
 	uint64_t t0;
 	FILE *f;
 	int fd;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "ctl-lat: connect %s: %s\n", path,
-			strerror(errno));
-		return 1;
-	}
-	f = fdopen(dup(fd), "r");
-	if (!f)
+	fd = connect_daemon(path, &f);
+	if (fd < 0)
 		return 1;
 	for (long i = 0; i < n; i++) {
 		t0 = boot_ns();
