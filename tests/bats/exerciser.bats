@@ -92,8 +92,13 @@ teardown() {
 	for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
 	[ "$(cat "$TMP/ready")" = "$pid" ]
 	kill -USR1 $pid
+	# one signal at a time: the USR1 line first, then TERM
+	for _ in $(seq 100); do grep -q '"sig":10' "$TMP/out" && break; sleep 0.05; done
 	kill -TERM $pid
-	run -0 wait $pid
+	# wait in this shell: run's subshell is not the job's parent
+	local rc=0
+	wait $pid || rc=$?
+	[ "$rc" -eq 0 ] || { echo "exit $rc"; false; }
 	jq -e -s '([.[] | select(.step == "signal") | .sig] | sort == [10, 15])
 		and any(.[]; .step == "wait" and .reason == "signal")
 		and any(.[]; .step == "ready" and .pid == '"$pid"')' "$TMP/out"
