@@ -76,9 +76,9 @@ for suite in "$@"; do
 	bpf) mount_tracing; suite_bins tests/bpf ;;
 	bats)
 		mount_tracing
-		GP_BIN=$top/$OUT/bin run_tap bats make -s OUTPUT="$OUT" \
+		run_tap "build of the tools for bats" make -s OUTPUT="$OUT" \
 			BINDIR="$OUT/bin" "$OUT/bin/gpreempt-trace" \
-			"$OUT/bin/gpreempt-ctl" >/dev/null
+			"$OUT/bin/gpreempt-ctl"
 		GP_BIN=$top/$OUT/bin run_tap bats bats --tap tests/bats ;;
 	fuzz)
 		if [ -x tests/fuzz/run.sh ]; then
