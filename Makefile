@@ -1,8 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # gpreempt build. Layout and habits follow bcc's libbpf-tools:
 #   bpf/<x>.bpf.c  -> $(OUTPUT)/<x>.bpf.o -> $(OUTPUT)/<x>.skel.h
-#   user/*.c       -> $(OUTPUT)/libgp.a (everything but the two mains)
-#   user/trace.c   -> gpreempt-trace,  user/ctl.c -> gpreempt-ctl
+#   user/<layer>/*.c -> $(OUTPUT)/libgp.a (everything but the two mains)
+#   user/trace/trace.c -> gpreempt-trace, user/ctl/ctl.c -> gpreempt-ctl
+# user/ layers (each points only to the ones before it):
+#   core/    shared: KFD ioctls, debug session, queue table, protocol, util
+#   trace/   gpreempt-trace: probes' attach, event output
+#   daemon/  the warm holder daemon (and its policy)
+#   ctl/     gpreempt-ctl: arguments, sub-commands, the daemon's client
 # New sources are picked up by wildcard; the Makefile rarely needs edits.
 #
 #   make                 both tools, dynamically linked
@@ -21,8 +26,9 @@ ARCH := x86
 VMLINUX_DIR := vmlinux/$(ARCH)
 
 CFLAGS ?= -g -O2
+USER_DIRS := $(sort $(dir $(wildcard user/*/*.c)))
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror \
-	  -D_GNU_SOURCE -I$(OUTPUT) -Iuser -Ibpf
+	  -D_GNU_SOURCE -I$(OUTPUT) $(addprefix -I,$(USER_DIRS)) -Ibpf
 BPF_CFLAGS := -g -O2 -Wall -Werror -Werror=undef -target bpf \
 	      -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -I$(VMLINUX_DIR) -Ibpf
 
@@ -44,9 +50,11 @@ BPF_TEST_SRCS := $(wildcard tests/bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS)) \
 	 $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_TEST_SRCS))
 
-MAINS := user/trace.c user/ctl.c
-LIB_SRCS := $(filter-out $(MAINS),$(wildcard user/*.c))
-LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+MAINS := user/trace/trace.c user/ctl/ctl.c
+LIB_SRCS := $(filter-out $(MAINS),$(wildcard user/*/*.c))
+LIB_OBJS := $(addprefix $(OUTPUT)/,$(notdir $(LIB_SRCS:.c=.o)))
+USER_HDRS := $(wildcard user/*/*.h)
+vpath %.c $(USER_DIRS)
 LIBGP := $(OUTPUT)/libgp.a
 
 APPS := $(BINDIR)/gpreempt-trace $(BINDIR)/gpreempt-ctl
@@ -82,7 +90,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) $(SKELS) | $(OUTPUT)
+$(OUTPUT)/%.o: %.c $(USER_HDRS) $(wildcard bpf/*.h) $(SKELS) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 

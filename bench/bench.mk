@@ -21,10 +21,10 @@ $(OUTPUT)/%.bpf.o: bench/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h | 
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
 
-# The loader's own formatter (user/output.c) when it exists, so the
+# The loader's own formatter (user/trace/output.c) when it exists, so the
 # ring-buffer consumer can do what gpreempt-trace -j does per event. Only
 # its objects, not all of libgp: the rest is not needed here.
-ifneq ($(wildcard user/output.c),)
+ifneq ($(wildcard user/trace/output.c),)
 BENCH_FMT := -DBENCH_FORMAT
 BENCH_FMT_LIB := $(OUTPUT)/output.o $(OUTPUT)/json.o $(OUTPUT)/util.o
 endif

@@ -317,7 +317,7 @@ static int fmt_cost(int chunks)
 	fclose(f);
 	return 0;
 #else
-	fprintf(stderr, "bpf-cost: built without user/output.c\n");
+	fprintf(stderr, "bpf-cost: built without user/trace/output.c\n");
 	return 1;
 #endif
 }
@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 		usage();
 #ifndef BENCH_FORMAT
 	if (fmt) {
-		fprintf(stderr, "bpf-cost: built without user/output.c; "
+		fprintf(stderr, "bpf-cost: built without user/trace/output.c; "
 			"-f is not available\n");
 		return 2;
 	}

@@ -56,7 +56,7 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
-# The functions gpreempt-trace hooks (user/attach.c), with the enum gp_op
+# The functions gpreempt-trace hooks (user/trace/attach.c), with the enum gp_op
 # index (bpf/gpreempt.h) that keys the histograms; only those present in
 # this kernel's amdgpu are kept (one /proc/kallsyms pass). Only
 # kfd_ioctl_create_queue (create loop) and kfd_ioctl_set_debug_trap,

@@ -13,7 +13,7 @@
 #define GP_PIN_DIR "/sys/fs/bpf/gpreempt"
 #define GP_PIN_QUEUES GP_PIN_DIR "/queues"
 
-/* What happened. Keep in sync with gp_op_name() in user/output.c. */
+/* What happened. Keep in sync with gp_op_name() in user/trace/output.c. */
 enum gp_op {
 	GP_OP_CREATE = 0,	/* kfd_ioctl_create_queue (entry..return) */
 	GP_OP_DESTROY,		/* kfd_ioctl_destroy_queue */

@@ -16,7 +16,7 @@ OUT=${OUTPUT:-.output}/fuzz
 secs=${1:-${FUZZ_SECONDS:-20}}
 CLANG=${CLANG:-clang}
 bin=$OUT/fuzz_proto
-srcs="tests/fuzz/fuzz_proto.c user/proto.c user/kfd.c user/util.c"
+srcs="tests/fuzz/fuzz_proto.c user/core/proto.c user/core/kfd.c user/core/util.c"
 
 echo "1..1"
 mkdir -p "$OUT"
@@ -37,7 +37,7 @@ fi
 # shellcheck disable=SC2086
 if ! "$CLANG" -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Werror \
 	-Wno-unused-parameter -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -Iuser $srcs -o "$bin"; then
+	-fno-sanitize-recover=undefined -Iuser/core $srcs -o "$bin"; then
 	echo "not ok 1 - fuzz proto: the fuzz target does not build"
 	exit 1
 fi
