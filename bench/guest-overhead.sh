@@ -145,7 +145,12 @@ start_bpftrace() {
 stop_bpftrace() {
 	local c d
 	kill -INT $TPID
-	wait_gone $TPID 600
+	# bpftrace prints every map on exit; under TCG on a loaded 2-core
+	# host that took over 60 s once (a run read a half-written file and
+	# reported 0 events), so wait up to 5 minutes and say so if it is
+	# still printing.
+	wait_gone $TPID 3000
+	alive $TPID && echo "BENCH info bpftrace still printing its maps after 300 s"
 	# @calls[PID, IDX]: N  -> hits per op
 	c=$(awk -F'[][,: ]+' '/^@calls\[/ && $3 == 0 { n += $4 } END { print n + 0 }' $W/bpftrace.out)
 	d=$(awk -F'[][,: ]+' '/^@calls\[/ && $3 == 7 { n += $4 } END { print n + 0 }' $W/bpftrace.out)
