@@ -57,6 +57,7 @@ static struct {
 
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t stop;
+static bool stdin_eof;
 
 static unsigned long long now_ns(void)
 {
@@ -230,8 +231,11 @@ static bool wait_loop(const char *step, long long ms)
 	struct stat sb;
 	char c;
 
-	/* Only a pipe counts: a shell gives background jobs /dev/null. */
-	if (!fstat(0, &sb) && S_ISFIFO(sb.st_mode))
+	/*
+	 * Only a pipe counts: a shell gives background jobs /dev/null. An
+	 * EOF ends one wait only (the -R one); later waits ignore stdin.
+	 */
+	if (!stdin_eof && !fstat(0, &sb) && S_ISFIFO(sb.st_mode))
 		p[1].fd = 0;
 	for (;;) {
 		int to = -1;
@@ -252,6 +256,7 @@ static bool wait_loop(const char *step, long long ms)
 		}
 		if (p[1].fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)) &&
 		    read(0, &c, 1) <= 0) {
+			stdin_eof = true;
 			why = "eof";
 			break;
 		}
@@ -286,7 +291,7 @@ static void usage(FILE *f)
 "\n"
 "A real ROCm runtime process: load " RUNTIME ", hsa_init(), list the\n"
 "agents, write READY-FILE (our pid), wait for SIGTERM/SIGINT, EOF on a\n"
-"pipe stdin or MS ms (default: forever), reporting every SIGUSR1,\n"
+"pipe stdin (once) or MS ms (default: forever), reporting every SIGUSR1,\n"
 "SIGUSR2 and SIGCONT, then hsa_shut_down(). One JSON line per step.\n"
 "\n"
 "  -r, --ready FILE   write our pid to FILE once hsa_init() returned\n"

@@ -51,6 +51,10 @@ prc=$?
 HSA_ENABLE_DEBUG=1 rocr-probe -w 0 > /tmp/p2.out 2>&1 &
 dpid=$!
 wait "$dpid"
+# The stand-in, with its default runtime-enable, for the comparison below.
+kfd-exerciser open runtime-enable runtime-disable > /tmp/x1.out 2>&1 &
+xpid=$!
+wait "$xpid"
 rocr_kfd_trace_off
 gp_log /tmp/p1.out
 case $GP_KERNEL in
@@ -95,3 +99,18 @@ for key in "$GP_KERNEL" "$GP_KERNEL-debug"; do
 		gp_log /tmp/rocr-kfd.trace
 	fi
 done
+
+# The stand-in must enable and disable its runtime as ROCr does (same
+# RUNTIME_ENABLE calls, mode_mask included). 6.12 only: on 6.1 ROCr makes
+# no such call and the exerciser's gets ENOTTY; on 7.x neither opens.
+if [ "$GP_KERNEL" = 6.12 ]; then
+	n="rocr: kfd-exerciser's runtime-enable/-disable make ROCr's RUNTIME_ENABLE calls"
+	rt() { rocr_kfd_calls "$1" | tr ' ' '\n' | grep '^RUNTIME_ENABLE' | tr '\n' ' '; }
+	ours=$(rt "$xpid")
+	theirs=$(rt "$(jq -r 'select(.step == "start") | .pid' /tmp/p1.out)")
+	if [ -n "$theirs" ] && [ "$ours" = "$theirs" ]; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "kfd-exerciser: '$ours', ROCr: '$theirs'"
+	fi
+fi
