@@ -201,7 +201,11 @@ for slot in "${kernels[@]}"; do
 	mkdir -p "$run"
 	cp "$workdir/overlay.cpio" "$run/"
 	echo "# kernel $slot: $(scripts/kernels.sh path "$slot" packages)"
-	echo "# ROCm runtime (trixie): ${ROCR:+$(scripts/rocr.sh path packages)}${ROCR:-MISSING, the 5*-rocr tests will fail: run scripts/setup.sh}"
+	if [ -n "$ROCR" ]; then
+		echo "# ROCm runtime (trixie): $(scripts/rocr.sh path packages)"
+	else
+		echo "# ROCm runtime (trixie): MISSING, the 5*-rocr tests will fail: run scripts/setup.sh"
+	fi
 	start=$(date +%s)
 	boot "$slot" "$run" 0
 	touch "$run/results"
