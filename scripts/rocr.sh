@@ -112,9 +112,11 @@ fetch() {
 	       "$tmp"/usr/lib/x86_64-linux-gnu/lib{memusage,pcprofile}.so
 	check_elf "$tmp"
 	[ -f "$tmp/usr/include/hsa/hsa.h" ] || die "no hsa/hsa.h in libhsa-runtime-dev"
-	echo "PACKAGES=\"${versions# }\"" > "$tmp/info"
+	# info last: its presence means the root is complete
+	echo "PACKAGES=\"${versions# }\"" > "$RDIR/info.tmp"
+	rm -f "$RDIR/info"
 	rm -rf "$RDIR/root" && mv "$tmp" "$RDIR/root"
-	mv "$RDIR/root/info" "$RDIR/info"
+	mv "$RDIR/info.tmp" "$RDIR/info"
 	echo "rocr: $(wc -w <<< "$pkgs") trixie packages (${versions# })"
 }
 
