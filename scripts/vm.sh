@@ -127,7 +127,6 @@ add_rocr() { # stage
 	# the real-runtime tests check ROCr's KFD calls against this text
 	mkdir -p "$1/gp/docs"
 	cp docs/rocr.md "$1/gp/docs/"
-	scripts/rocr.sh path packages > "$1/gp/rocr-packages"
 }
 
 # Per-run part: /init, tools, tests. Appended to the base archive; the

@@ -11,7 +11,6 @@
 
 rocr_present "rocr: Debian's runtime is installed in the guest" || exit 0
 gp_ok "rocr: Debian's runtime is installed in the guest"
-echo "GPINFO ROCm runtime: $(cat /gp/rocr-packages)" > "$GP_RESULTS"
 
 # 1. rocminfo, under its own name.
 rocminfo > /tmp/ri.out 2>&1
