@@ -3,7 +3,8 @@
 # session on a process whose runtime ROCr enabled (the daemon becomes its
 # tracer), suspend and resume through the client, status, detach, and a
 # held ROCr process that shuts down (hsa_shut_down's RUNTIME_DISABLE
-# answered by the daemon's loop) and is dropped. 6.1 / 7.x: the attach is
+# answered by the daemon's loop) and is dropped; the watchdog resumes a
+# ROCr process held past --max-hold. 6.1 / 7.x: the attach is
 # refused with exit 7 / 4, the ROCr process untouched.
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
@@ -136,4 +137,38 @@ drc=$?
 gp_log /tmp/rdaemon.log
 n="rocr daemon exits 0 on SIGTERM"
 if [ $drc -eq 0 ]; then gp_ok "$n"; else gp_fail "$n" "rc=$drc"; fi
+
+# The watchdog: a daemon of its own with --max-hold 2s; nobody resumes.
+n="rocr daemon watchdog resumes a ROCr process held past --max-hold 2s"
+rm -f /tmp/rw.ready
+gpreempt-ctl daemon --socket /tmp/rw.sock --max-hold 2s --ready /tmp/rw.ready \
+	2> /tmp/rw.log &
+WPID=$!
+if gp_wait_file /tmp/rw.ready 20 && rocr_target d2; then
+	gpreempt-ctl suspend -p "$TPID" --socket /tmp/rw.sock > /tmp/rw1.out 2>&1
+	rc=$?
+	i=0
+	while ! grep -q "watchdog (--max-hold 2.000 s): resumed pid $TPID" /tmp/rw.log &&
+	      [ $i -lt 80 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	gpreempt-ctl status --socket /tmp/rw.sock -j > /tmp/rw1s.json
+	if [ $rc -eq 0 ] &&
+	   grep -q "watchdog (--max-hold 2.000 s): resumed pid $TPID" /tmp/rw.log &&
+	   ctl_has /tmp/rw1s.json ".type == \"session\" and .pid == $TPID and .held_ns == 0" &&
+	   [ "$(ctl_field "$TPID" TracerPid)" = "$WPID" ]; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "rc=$rc, or no watchdog resume"
+		gp_log /tmp/rw.log
+		gp_log /tmp/rw1s.json
+	fi
+else
+	gp_fail "$n" "daemon or ROCr target did not start"
+	gp_log /tmp/rw.log
+fi
+kill -TERM "$WPID" 2>/dev/null
+wait "$WPID"
+kill "$TPID" 2>/dev/null
 wait
