@@ -66,4 +66,8 @@ else
 fi
 
 "$top/scripts/kernels.sh" fetch
+# Debian trixie's ROCm runtime for the real-runtime VM tests. Its failure
+# does not stop the set-up: the 5*-rocr guest tests then fail, loudly.
+"$top/scripts/rocr.sh" fetch ||
+	echo "setup: WARNING: the ROCm runtime could not be fetched; the VM suite's real-runtime tests will fail" >&2
 echo "setup: done"

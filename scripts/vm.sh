@@ -48,11 +48,19 @@ esac
 [ -f "$script" ] || die "no such guest script: $script"
 
 # Static tools: the guest is a busybox initramfs with no libraries.
+# rocr-probe is the exception: a dynamic program of trixie's ROCm runtime.
 build() {
 	make -s STATIC=1 OUTPUT="$OUT" BINDIR="$OUT/bin" \
 		"$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
 		"$OUT/kfd-exerciser" >&2
+	rm -f "$OUT/rocr-probe"
+	[ -z "$ROCR" ] || scripts/rocr.sh build "$OUT" >&2
 }
+
+# Debian trixie's ROCm runtime (scripts/rocr.sh), cached by setup.sh. A
+# missing runtime is not a reason to skip: the guest's 5*-rocr tests see
+# no runtime and fail, saying why.
+ROCR=$(scripts/rocr.sh path root 2>/dev/null) || ROCR=
 
 # Per-kernel part of the initramfs, cached: busybox and the amdgpu module
 # closure, decompressed on the host (busybox would do it under TCG, ~2 s
@@ -89,14 +97,36 @@ base_cpio() { # slot -> path
 }
 
 # A host binary and the shared libraries it needs (jq for the guest tests).
+# One C library in the guest: when trixie's runtime is there, its glibc
+# (2.41) and its libraries serve the host's binaries too (built against
+# bookworm's 2.36: newer glibc keeps the old symbol versions), so a host
+# library that trixie also ships is not copied.
 copy_with_libs() { # bin stage
 	local lib
 	mkdir -p "$2/usr/bin"
 	cp "$1" "$2/usr/bin/"
 	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+		if [ -n "$ROCR" ] &&
+		   [ -e "$ROCR/usr/lib/x86_64-linux-gnu/$(basename "$lib")" ]; then
+			continue
+		fi
 		mkdir -p "$2$(dirname "$lib")"
 		cp -L "$lib" "$2$lib"
 	done
+}
+
+# The runtime at trixie's own paths (merged /usr: /lib64 -> usr/lib64),
+# so rocminfo and ROCr programs run under their own names. Headers stay
+# on the host.
+add_rocr() { # stage
+	[ -n "$ROCR" ] || return 0
+	(cd "$ROCR" && find . -path ./usr/include -prune -o -print |
+		cpio -pdm --quiet "$1")
+	ln -sfn usr/lib64 "$1/lib64"
+	cp "$OUT/rocr-probe" "$1/gp/bin/"
+	# the real-runtime tests check ROCr's KFD calls against this text
+	mkdir -p "$1/gp/docs"
+	cp docs/rocr.md "$1/gp/docs/"
 }
 
 # Per-run part: /init, tools, tests. Appended to the base archive; the
@@ -116,6 +146,7 @@ overlay_cpio() { # out
 	for b in $(command -v jq) ${VM_EXTRA_BINS:-}; do
 		copy_with_libs "$b" "$stage"
 	done
+	add_rocr "$stage"
 	chmod 0755 "$stage"
 	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$1"
 	rm -rf "$stage"
@@ -169,6 +200,11 @@ for slot in "${kernels[@]}"; do
 	mkdir -p "$run"
 	cp "$workdir/overlay.cpio" "$run/"
 	echo "# kernel $slot: $(scripts/kernels.sh path "$slot" packages)"
+	if [ -n "$ROCR" ]; then
+		echo "# ROCm runtime (trixie): $(scripts/rocr.sh path packages)"
+	else
+		echo "# ROCm runtime (trixie): MISSING, the 5*-rocr tests will fail: run scripts/setup.sh"
+	fi
 	start=$(date +%s)
 	boot "$slot" "$run" 0
 	touch "$run/results"

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The real ROCm runtime for the VM guests: Debian trixie's ROCr
+# (libhsa-runtime64-1), its thunk (libhsakmt1), rocminfo and the trixie
+# shared libraries they need, glibc included. Resolved from a private
+# trixie package list (as kernels.sh does for trixie-backports), the
+# closure computed by apt, downloaded with apt-get download, extracted,
+# cached: nothing is installed on the host.
+#
+#   scripts/rocr.sh fetch            resolve, download, extract, check
+#   scripts/rocr.sh path FIELD       FIELD: root (guest files), include
+#                                    (hsa headers), packages, libdir
+#   scripts/rocr.sh build OUT        build tests/rocr/rocr-probe into OUT
+#
+# A cached runtime is reused without network access; set
+# GPREEMPT_REFRESH_ROCR=1 to resolve the newest trixie builds again.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${GPREEMPT_CACHE:-/var/cache/gpreempt}
+RDIR=$CACHE/rocr
+APT=$RDIR/apt
+# What the tests run. libhsa-runtime-dev only for the headers (host side).
+ROOTS="libhsa-runtime64-1 libhsakmt1 rocminfo libhsa-runtime-dev"
+# rocminfo's Depends that serve only its rocm_agent_enumerator script
+# (python3 with pciutils' lspci and kmod's lsmod): not shared libraries,
+# and about 40 more packages. The ELF check below proves nothing of
+# theirs is needed by rocminfo or the runtime.
+SCRIPT_DEPS="python3 pciutils kmod"
+
+die() { echo "rocr.sh: $*" >&2; exit 1; }
+
+apt_opts() {
+	echo "-o Dir::State::Lists=$APT/lists -o Dir::Etc::SourceList=$APT/sources.list" \
+	     "-o Dir::Etc::SourceParts=/dev/null -o Dir::Cache=$APT/cache" \
+	     "-o Dir::State::status=/dev/null -o APT::Architecture=amd64" \
+	     "-o Debug::NoLocking=1"
+}
+
+apt_update() {
+	mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+	     "http://deb.debian.org/debian trixie main" > "$APT/sources.list"
+	# shellcheck disable=SC2046
+	apt-get $(apt_opts) -qq update >/dev/null ||
+		die "apt-get update of the private trixie list failed (network? deb.debian.org)"
+}
+
+# The dependency closure apt computes (Depends and Pre-Depends only),
+# minus rocminfo's script helpers and whatever only they pull in.
+closure() {
+	local roots="" r
+	for r in $ROOTS; do
+		[ "$r" = rocminfo ] || roots="$roots $r"
+	done
+	# shellcheck disable=SC2046,SC2086
+	{
+		apt-cache $(apt_opts) depends --recurse --no-recommends \
+			--no-suggests --no-conflicts --no-breaks --no-replaces \
+			--no-enhances $roots
+		# rocminfo itself, and its direct Depends but the script ones
+		echo rocminfo
+		apt-cache $(apt_opts) depends --no-recommends --no-suggests \
+			--no-conflicts --no-breaks --no-replaces --no-enhances \
+			rocminfo | awk '$1 ~ /Depends:$/ { print $2 }'
+	} | grep -v -e '^ ' -e '^<' | sort -u |
+		grep -v -x -F -f <(tr ' ' '\n' <<< "$SCRIPT_DEPS")
+}
+
+# Every DT_NEEDED of every ELF file we ship must be shipped too: apt's
+# closure is checked against what the binaries really load.
+check_elf() { # root
+	local root=$1 f lib missing=""
+	local libdir=$root/usr/lib/x86_64-linux-gnu
+	while IFS= read -r f; do
+		for lib in $(readelf -d "$f" 2>/dev/null |
+			     sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			[ -e "$libdir/$lib" ] || missing="$missing $lib(${f#"$root"/})"
+		done
+	done < <(find "$root/usr/bin" "$libdir" -maxdepth 1 -type f \
+		      \( -name '*.so*' -o -perm -u+x \))
+	[ -z "$missing" ] || die "libraries needed but not in the closure:$missing"
+}
+
+fetch() {
+	if [ -f "$RDIR/info" ] && [ -z "${GPREEMPT_REFRESH_ROCR:-}" ]; then
+		return 0
+	fi
+	apt_update
+	local pkgs p deb versions="" tmp=$RDIR/root.tmp
+	pkgs=$(closure)
+	for p in $ROOTS; do
+		grep -q -x -F "$p" <<< "$pkgs" || die "$p not in trixie's package list"
+	done
+	# A fresh folder: a refresh keeps no older builds.
+	rm -rf "$RDIR/debs.tmp" && mkdir -p "$RDIR/debs.tmp"
+	# shellcheck disable=SC2046,SC2086
+	(cd "$RDIR/debs.tmp" && apt-get $(apt_opts) -o APT::Sandbox::User=root \
+		-qq download $pkgs) ||
+		die "apt-get download of the trixie runtime failed"
+	rm -rf "$RDIR/debs" && mv "$RDIR/debs.tmp" "$RDIR/debs"
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	for p in $pkgs; do
+		deb=$(ls "$RDIR/debs/${p}_"*.deb)
+		dpkg-deb -x "$deb" "$tmp"
+		versions="$versions $p=$(dpkg-deb -f "$deb" Version)"
+	done
+	# What the guest does not need: docs, translations, iconv modules,
+	# cmake files, glibc's profiling helpers (8 of 23 MB are gconv).
+	rm -rf "$tmp"/usr/share/{doc,man,locale,lintian,gdb,gcc} \
+	       "$tmp"/usr/lib/x86_64-linux-gnu/{gconv,cmake,audit} \
+	       "$tmp"/usr/lib/x86_64-linux-gnu/lib{memusage,pcprofile}.so
+	check_elf "$tmp"
+	[ -f "$tmp/usr/include/hsa/hsa.h" ] || die "no hsa/hsa.h in libhsa-runtime-dev"
+	# info last: its presence means the root is complete
+	echo "PACKAGES=\"${versions# }\"" > "$RDIR/info.tmp"
+	rm -f "$RDIR/info"
+	rm -rf "$RDIR/root" && mv "$tmp" "$RDIR/root"
+	mv "$RDIR/info.tmp" "$RDIR/info"
+	echo "rocr: $(wc -w <<< "$pkgs") trixie packages (${versions# })"
+}
+
+field() {
+	[ -f "$RDIR/info" ] || die "ROCm runtime not fetched: run scripts/setup.sh (or $0 fetch)"
+	# shellcheck disable=SC1091
+	. "$RDIR/info"
+	case $1 in
+	root) echo "$RDIR/root" ;;
+	include) echo "$RDIR/root/usr/include" ;;
+	libdir) echo "$RDIR/root/usr/lib/x86_64-linux-gnu" ;;
+	packages) echo "$PACKAGES" ;;
+	*) die "unknown field '$1'" ;;
+	esac
+}
+
+# The probe uses only libc from the host's toolchain and reaches ROCr
+# through dlopen: see tests/rocr/rocr-probe.c for why.
+build() { # out-dir
+	local inc
+	inc=$(field include)
+	mkdir -p "$1"
+	${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-isystem "$inc" -o "$1/rocr-probe" "$top/tests/rocr/rocr-probe.c"
+}
+
+case ${1:-} in
+fetch) fetch ;;
+path) field "${2:?field}" ;;
+build) build "${2:?out-dir}" ;;
+*) die "usage: $0 fetch | path FIELD | build OUT" ;;
+esac

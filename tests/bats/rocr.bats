@@ -1,0 +1,68 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The real-runtime set-up (scripts/rocr.sh) and its test program on the
+# host, and the rule that a missing runtime fails the VM's real-runtime
+# tests instead of skipping them (boots Debian's 6.1 kernel, the quickest).
+
+TOP=$BATS_TEST_DIRNAME/../..
+
+setup() {
+	"$TOP/scripts/rocr.sh" path root >/dev/null 2>&1 ||
+		skip "ROCm runtime not cached: run scripts/setup.sh"
+	ROOT=$("$TOP/scripts/rocr.sh" path root)
+	LIBDIR=$("$TOP/scripts/rocr.sh" path libdir)
+	OUT=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$OUT"
+}
+
+@test "rocr.sh: the cached runtime holds ROCr, libhsakmt, rocminfo and trixie's glibc" {
+	[ -e "$LIBDIR/libhsa-runtime64.so.1" ]
+	[ -e "$LIBDIR/libhsakmt.so.1" ]
+	[ -e "$LIBDIR/libc.so.6" ]
+	[ -x "$ROOT/usr/bin/rocminfo" ]
+	run "$TOP/scripts/rocr.sh" path packages
+	[[ "$output" == *"libhsa-runtime64-1="* ]]
+	[[ "$output" == *"rocminfo="* ]]
+	[[ "$output" != *"python3"* ]]
+}
+
+@test "rocr.sh: an unfetched runtime is an error that says what to run" {
+	GPREEMPT_CACHE=$OUT run "$TOP/scripts/rocr.sh" path root
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not fetched: run scripts/setup.sh"* ]]
+}
+
+@test "rocr-probe: needs only glibc <= 2.36 symbols; without the runtime it exits 3" {
+	"$TOP/scripts/rocr.sh" build "$OUT"
+	run sh -c "objdump -T '$OUT/rocr-probe' | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -n1"
+	[ "$(printf '%s\n' "$output" GLIBC_2.36 | sort -V | tail -n1)" = GLIBC_2.36 ]
+	run "$OUT/rocr-probe" -w 0
+	[ "$status" -eq 3 ]
+	[[ "$output" == *'"step":"load","ok":false'* ]]
+}
+
+@test "rocr-probe: with trixie's loader and no /dev/kfd, hsa_init fails and it exits 1" {
+	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd"
+	"$TOP/scripts/rocr.sh" build "$OUT"
+	run "$LIBDIR/ld-linux-x86-64.so.2" --library-path "$LIBDIR" \
+		"$OUT/rocr-probe" -w 0
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'"step":"hsa_init","status":4104'* ]]
+	[[ "$output" == *'"step":"exit","code":1'* ]]
+}
+
+@test "a missing runtime fails the guest's real-runtime tests (never skips)" {
+	"$TOP/scripts/kernels.sh" path 6.1 kver >/dev/null 2>&1 ||
+		skip "guest kernels not cached: run scripts/setup.sh"
+	# A cache with the kernels and no runtime.
+	ln -s "$("$TOP/scripts/kernels.sh" path 6.1 root)/../.." "$OUT/kernels"
+	GPREEMPT_CACHE=$OUT VM_OUTPUT=$TOP/.output/vm \
+		run "$TOP/scripts/vm.sh" test -k 6.1 -t '50*'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ROCm runtime (trixie): MISSING"* ]]
+	[[ "$output" == *"not ok 1 - [6.1] rocr: Debian's runtime is installed in the guest # Debian's ROCm runtime is not in the guest"* ]]
+	[[ "$output" != *"# SKIP"* ]]
+}
