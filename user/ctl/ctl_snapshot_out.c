@@ -149,7 +149,7 @@ static void text_procs(FILE *f, const struct snap *s)
 		 * most (the pod or the unit) */
 		fprintf(f, "%-8d %-7s %-6s %-15.15s %6d %s%s\n", p->pid, ns,
 			uid, p->comm, p->queues, cl > 30 ? "..." : "",
-			cl > 30 ? p->cgroup + cl - 27 : p->cgroup);
+			cl > 30 ? p->cgroup + cl - 27 : cl ? p->cgroup : "-");
 	}
 }
 

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+# gpreempt-ctl snapshot against the real KFD sysfs and debugfs files of
+# the stock amdgpu module (no GPU: the topology has CPU nodes only).
+# 6.1 / 6.12: the exerciser's KFD process is listed from sysfs with its
+# procfs details and in the debugfs mqds dump (the kernel's own header
+# line, parsed); 7.x: no KFD process can exist without a GPU, so the
+# report has none, and the dumps are still read.
+. /gp/tests/vm/lib.sh
+. /gp/tests/vm/ctl_lib.sh
+
+n="ctl snapshot: topology read, no GPU node, exit 0"
+gpreempt-ctl snapshot -j > /tmp/s0.json 2> /tmp/s0.err
+rc=$?
+gp_log /tmp/s0.err
+if [ -d /sys/class/kfd/kfd/topology/nodes ] && [ $rc -eq 0 ] &&
+   ctl_has /tmp/s0.json '.type == "snapshot" and .gpus == 0' &&
+   ! ctl_has /tmp/s0.json '.type == "gpu"'; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "rc=$rc"
+	gp_log /tmp/s0.json
+fi
+
+n="ctl snapshot: debugfs kfd/mqds and hqds present and parsed"
+if [ -r /sys/kernel/debug/kfd/mqds ] &&
+   ctl_has /tmp/s0.json '.type == "snapshot" and .mqds == "ok" and .hqds == "ok"'; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "$(ls /sys/kernel/debug/kfd 2>&1)"
+fi
+
+if [ "$GP_KERNEL" = 7.x ]; then
+	n="ctl snapshot (7.x): no KFD process, report says so"
+	gpreempt-ctl snapshot > /tmp/s7.txt 2>&1
+	rc=$?
+	gp_log /tmp/s7.txt
+	if [ $rc -eq 0 ] && ctl_has /tmp/s0.json '.type == "snapshot" and .processes == 0' &&
+	   grep -q "KFD processes: none" /tmp/s7.txt &&
+	   grep -q "no GPU node" /tmp/s7.txt; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "rc=$rc"
+	fi
+	exit 0
+fi
+
+n="ctl snapshot: the exerciser's process from sysfs, procfs and debugfs"
+ctl_target s1 open ready:/tmp/s1.ready wait:60000
+p1=$TPID
+gpreempt-ctl snapshot -j > /tmp/s1.json 2> /tmp/s1.err
+rc=$?
+gpreempt-ctl snapshot > /tmp/s1.txt 2>&1
+gp_log /tmp/s1.txt
+grep "^Process " /sys/kernel/debug/kfd/mqds > /tmp/mqds.hdr
+gp_log /tmp/mqds.hdr
+if [ $rc -eq 0 ] &&
+   ctl_has /tmp/s1.json ".type == \"process\" and .pid == $p1 and .ns_pid == $p1 and .uid == 0 and .comm == \"kfd-exerciser\" and .queues == 0" &&
+   ctl_has /tmp/s1.json ".type == \"snapshot\" and .processes >= 1 and .mqds == \"ok\"" &&
+   grep -q "^Process $p1 PASID " /tmp/mqds.hdr &&
+   grep -q "^$p1 .*kfd-exerciser" /tmp/s1.txt &&
+   grep -q "^$p1 .*no queues (PASID " /tmp/s1.txt; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "rc=$rc $(cat /tmp/s1.err)"
+	gp_log /tmp/s1.json
+fi
+
+n="ctl snapshot: every text line under 80 columns"
+if [ -s /tmp/s1.txt ] && ! awk 'length > 79 { bad = 1 } END { exit !bad }' /tmp/s1.txt; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "a line is 80 columns or more"
+fi
+
+n="ctl snapshot: debugfs unmounted: fields absent, said why, still exit 0"
+if umount /sys/kernel/debug 2>/dev/null; then
+	gpreempt-ctl snapshot > /tmp/s2.txt 2>&1
+	rc=$?
+	gpreempt-ctl snapshot -j > /tmp/s2.json 2>/dev/null
+	mount -t debugfs debugfs /sys/kernel/debug
+	gp_log /tmp/s2.txt
+	if [ $rc -eq 0 ] && grep -q "MQDs: none: debugfs is not mounted" /tmp/s2.txt &&
+	   ctl_has /tmp/s2.json ".type == \"snapshot\" and .mqds == \"ENOENT\"" &&
+	   ctl_has /tmp/s2.json ".type == \"process\" and .pid == $p1"; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "rc=$rc"
+	fi
+else
+	gp_skip "$n" "debugfs busy, cannot unmount"
+fi
+kill "$p1" 2>/dev/null
+wait
