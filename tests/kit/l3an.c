@@ -362,17 +362,17 @@ int l3_verdicts(const struct l3_run *r, const struct l3_run *off,
 		r99 = l3_pct(r->res_ms, r->nres, 0.99);
 	v[0] = (struct l3_verdict){ r->name, "online_p99", p99, o->online_ms,
 		o->online_ideal_ms, l3_lt(p99, o->online_ms, r->nlat),
-		l3_lt(p99, o->online_ideal_ms, r->nlat) };
+		l3_lt(p99, o->online_ideal_ms, r->nlat), 0 };
 	v[1] = (struct l3_verdict){ r->name, "offline_loss", loss, o->loss_pct,
 		o->loss_ideal_pct, l3_lt(loss, o->loss_pct, !isnan(loss)),
-		l3_lt(loss, o->loss_ideal_pct, !isnan(loss)) };
+		l3_lt(loss, o->loss_ideal_pct, !isnan(loss)), 0 };
 	v[2] = (struct l3_verdict){ r->name, "suspend_p99", s99, o->op_ms, -1,
-		l3_lt(s99, o->op_ms, r->nsusp), L3_NA };
+		l3_lt(s99, o->op_ms, r->nsusp), L3_NA, 0 };
 	v[3] = (struct l3_verdict){ r->name, "resume_p99", r99, o->op_ms, -1,
-		l3_lt(r99, o->op_ms, r->nres), L3_NA };
+		l3_lt(r99, o->op_ms, r->nres), L3_NA, 0 };
 	ok_cycles = cycles >= o->min_cycles && !r->failures;
 	v[4] = (struct l3_verdict){ r->name, "cycles", (double)cycles,
 		o->min_cycles, -1, !r->nsusp && !r->failures ? L3_NA :
-		ok_cycles ? L3_PASS : L3_FAIL, L3_NA };
+		ok_cycles ? L3_PASS : L3_FAIL, L3_NA, r->failures };
 	return 5;
 }

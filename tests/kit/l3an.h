@@ -76,6 +76,7 @@ struct l3_verdict {
 	double value;
 	double target, ideal;	/* ideal < 0: none */
 	enum l3_result result, ideal_result;
+	size_t failures;	/* cycles only */
 };
 
 struct l3_opts {

@@ -154,6 +154,8 @@ static void json_verdict(FILE *f, const struct l3_verdict *v)
 		fprintf(f, "\"value\":%.3f,", v->value);
 	fprintf(f, "\"target\":%g,\"result\":\"%s\"", v->target,
 		l3_result_name(v->result));
+	if (!strcmp(v->name, "cycles"))
+		fprintf(f, ",\"failures\":%zu", v->failures);
 	if (v->ideal >= 0)
 		fprintf(f, ",\"ideal\":%g,\"ideal_result\":\"%s\"", v->ideal,
 			l3_result_name(v->ideal_result));
@@ -266,12 +268,14 @@ int l3_analyze(const char *dir, const struct l3_opts *o, FILE *txt,
 			if (!txt)
 				continue;
 			snprintf(val, sizeof(val), isnan(v[k].value) ? "-" :
-				 "%.2f", v[k].value);
+				 k == 4 ? "%.0f" : "%.2f", v[k].value);
 			fprintf(txt, "  %-28s %10s  %-4s", vlabel(&v[k], lab,
 				sizeof(lab)), val, l3_result_name(v[k].result));
 			if (v[k].ideal >= 0)
 				fprintf(txt, "  (ideal < %g: %s)", v[k].ideal,
 					l3_result_name(v[k].ideal_result));
+			if (k == 4 && v[k].failures)
+				fprintf(txt, "  (%zu failed)", v[k].failures);
 			fprintf(txt, "\n");
 		}
 	}
