@@ -105,6 +105,12 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void sort_d(double *a, size_t n)
+{
+	if (n)	/* qsort(NULL, 0) is undefined */
+		qsort(a, n, sizeof(*a), cmp_d);
+}
+
 static void seen(struct l3_run *r, uint64_t t)
 {
 	if (!t)
@@ -149,7 +155,7 @@ static int load_online(struct l3_run *r, FILE *f)
 			 ((struct l3_ivl){ s, e })))
 			return -ENOMEM;
 	}
-	qsort(r->lat_ms, r->nlat, sizeof(double), cmp_d);
+	sort_d(r->lat_ms, r->nlat);
 	return 0;
 }
 
@@ -295,11 +301,11 @@ static int load_trace(struct l3_run *r, FILE *f)
 		    !strcmp(ev[i].dbg_op, "resume_queues"))
 			r->failures += ev[i].ret < 0;
 	}
-	qsort(r->susp_ms, r->nsusp, sizeof(double), cmp_d);
-	qsort(r->res_ms, r->nres, sizeof(double), cmp_d);
+	sort_d(r->susp_ms, r->nsusp);
+	sort_d(r->res_ms, r->nres);
 	for (i = 0; i < L3_MAX_PHASES; i++) {
-		qsort(r->susp_ph[i].ms, r->susp_ph[i].n, sizeof(double), cmp_d);
-		qsort(r->res_ph[i].ms, r->res_ph[i].n, sizeof(double), cmp_d);
+		sort_d(r->susp_ph[i].ms, r->susp_ph[i].n);
+		sort_d(r->res_ph[i].ms, r->res_ph[i].n);
 	}
 	free(ev);
 	return err;
