@@ -87,6 +87,8 @@ TEST(collect_model)
 	CHECK(s.nprocs == 3);
 	CHECK(s.procs[0].pid == 4242 && s.procs[0].ns_pid == 17);
 	CHECK(s.procs[0].uid == 1000 && s.procs[0].queues == 2);
+	CHECK(s.procs[0].tracer == 0 && s.procs[1].tracer == 7001);
+	CHECK_STR(s.procs[1].tracer_comm, "gpreempt-ctl");
 	CHECK_STR(s.procs[0].comm, "resnet-serve");
 	CHECK_STR(s.procs[1].cgroup, "/system.slice/train.service");
 	CHECK(s.nrows == 4 && s.live < 0);
@@ -113,6 +115,9 @@ TEST(text_report)
 	CHECK(strstr(t, "amdgpu sched_policy 0 (HWS)"));
 	CHECK(strstr(t, "gfx90a"));
 	CHECK(strstr(t, "4242     17      1000   resnet-serve"));
+	CHECK(strstr(t, "4300     4300    1001   python3              2 "
+		      "/system.slice/train.service\n"
+		      "         held (ptrace) by 7001 (gpreempt-ctl)\n"));
 	CHECK(strstr(t, "MQDs (debugfs): 3 processes, 4 queues, 3 decoded"));
 	CHECK(strstr(t, "rptr report @0x7f1234560080  wptr poll "
 		      "@0x7f1234560038"));
@@ -146,6 +151,8 @@ TEST(json_report)
 	CHECK(count(t, "{\"type\":\"hqd\"") == 3);	/* no SDMA w/o -v */
 	CHECK(strstr(t, "\"mqds\":\"ok\",\"hqds\":\"ok\""));
 	CHECK(strstr(t, "\"ns_pid\":17,\"uid\":1000"));
+	CHECK(strstr(t, "\"queues\":2,\"tracer_pid\":7001,"
+		      "\"tracer_comm\":\"gpreempt-ctl\""));
 	CHECK(strstr(t, "\"queue_id\":0,\"kind\":\"compute\",\"layout\":\"v9\""));
 	CHECK(strstr(t, "\"rptr_report_addr\":\"0x7f1234560080\","
 		      "\"wptr_poll_addr\":\"0x7f1234560038\""));

@@ -89,5 +89,26 @@ if umount /sys/kernel/debug 2>/dev/null; then
 else
 	gp_skip "$n" "debugfs busy, cannot unmount"
 fi
+if [ "$GP_KERNEL" = 6.12 ]; then
+	n="ctl snapshot: a process held by gpreempt-ctl suspend shows its holder"
+	ctl_target s3 open runtime-enable ready:/tmp/s3.ready wait:60000
+	p3=$TPID
+	gpreempt-ctl suspend -p "$p3" -j > /tmp/s3.json 2>&1 &
+	cpid=$!
+	ctl_wait_json /tmp/s3.json '.type == "hold"' 10
+	gpreempt-ctl snapshot -j > /tmp/s3s.json 2>&1
+	gpreempt-ctl snapshot > /tmp/s3s.txt 2>&1
+	gp_log /tmp/s3s.txt
+	if ctl_has /tmp/s3s.json ".type == \"process\" and .pid == $p3 and .tracer_pid == $cpid and .tracer_comm == \"gpreempt-ctl\"" &&
+	   grep -q "held (ptrace) by $cpid (gpreempt-ctl)" /tmp/s3s.txt; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "holder not shown"
+		gp_log /tmp/s3s.json
+	fi
+	kill -INT "$cpid"
+	wait "$cpid"
+	kill "$p3" 2>/dev/null
+fi
 kill "$p1" 2>/dev/null
 wait

@@ -57,7 +57,9 @@ static void read_status(const char *path, struct snap_proc *p)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Uid:", 4)) {
+		if (!strncmp(line, "TracerPid:", 10)) {
+			p->tracer = strtol(line + 10, NULL, 10);
+		} else if (!strncmp(line, "Uid:", 4)) {
 			p->uid = strtol(line + 4, NULL, 10);
 		} else if (!strncmp(line, "NSpid:", 6)) {
 			for (tok = strtok_r(line + 6, " \t\n", &save); tok;
@@ -133,6 +135,13 @@ static int collect_procs(struct snap *s)
 		read_status(path, &v[n]);
 		path_of(s, path, sizeof(path), "/proc/%d/cgroup", pid);
 		read_cgroup(path, &v[n]);
+		if (v[n].tracer > 0) {
+			path_of(s, path, sizeof(path), "/proc/%d/comm",
+				v[n].tracer);
+			if (read_text(path, v[n].tracer_comm,
+				      sizeof(v[n].tracer_comm)))
+				v[n].tracer_comm[0] = 0;
+		}
 		n++;
 	}
 	closedir(d);

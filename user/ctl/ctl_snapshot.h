@@ -24,6 +24,8 @@ struct snap_proc {
 	char comm[32];
 	char cgroup[256];	/* cgroup v2 path ("0::" line) */
 	int queues;
+	int tracer;		/* TracerPid: the holder of a suspension */
+	char tracer_comm[32];
 };
 
 struct snap {

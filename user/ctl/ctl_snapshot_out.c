@@ -150,6 +150,9 @@ static void text_procs(FILE *f, const struct snap *s)
 		fprintf(f, "%-8d %-7s %-6s %-15.15s %6d %s%s\n", p->pid, ns,
 			uid, p->comm, p->queues, cl > 30 ? "..." : "",
 			cl > 30 ? p->cgroup + cl - 27 : cl ? p->cgroup : "-");
+		if (p->tracer > 0)
+			fprintf(f, "%-8s held (ptrace) by %d (%s)\n", "", p->tracer,
+				p->tracer_comm[0] ? p->tracer_comm : "?");
 	}
 }
 
@@ -420,6 +423,8 @@ void snap_print_json(FILE *f, const struct snap *s, bool verbose)
 		json_str(&j, "comm", p->comm);
 		json_str(&j, "cgroup", p->cgroup);
 		json_s64(&j, "queues", p->queues);
+		json_s64(&j, "tracer_pid", p->tracer);
+		json_str(&j, "tracer_comm", p->tracer_comm);
 		json_end(&j);
 	}
 	for (i = 0; i < s->nrows; i++)
