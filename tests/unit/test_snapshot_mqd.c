@@ -98,6 +98,19 @@ TEST(mqds_612_gfx90a)
 	CHECK(q->f.rptr_report_addr == 0x7f1234560080ull);
 	CHECK(q->f.wptr_poll_addr == 0x7f1234560038ull);
 	CHECK(q->f.doorbell_offset == 0x1002 && q->f.doorbell_en);
+	/* a QUEUE_SIZE out of range gives 0, not a shift past the type */
+	{
+		uint32_t w[512] = { 0 };
+		struct gp_mqd_fields f;
+
+		w[145] = 0x3f;
+		CHECK(gp_mqd_decode(w, 512, GP_MQD_V9, &f) == 0 && !f.ring_size);
+		w[145] = 0x1d;	/* 2^30 dwords: 4 GiB */
+		CHECK(gp_mqd_decode(w, 512, GP_MQD_V9, &f) == 0 &&
+		      f.ring_size == 4ull << 30);
+		CHECK(gp_mqd_decode(w, 511, GP_MQD_V9, &f) == -EINVAL);
+		CHECK(gp_mqd_decode(w, 512, GP_MQD_RAW, &f) == -EINVAL);
+	}
 	q = &d.q[1];		/* SDMA: raw, 512 bytes */
 	CHECK(q->kind == GP_MQD_SDMA && q->ndw == 128 && !q->decoded);
 	CHECK(q->layout == GP_MQD_RAW && q->dw[0] == 1 && q->dw[1] == 2);
@@ -298,6 +311,56 @@ TEST(read_addrs_on_fixture_root)
 	free(a);
 }
 
+/* Mutated dumps (flipped bytes, cut lines): never a crash, and the
+ * result stays consistent. Run under ASan/UBSan by hand:
+ * make OUTPUT=/tmp/asan CC="cc -fsanitize=address,undefined" ... */
+TEST(mutated_input_is_safe)
+{
+	char *base[2] = { load("mqds-6.12-gfx90a.txt"), load("hqds-6.12.txt") };
+	const char alphabet[] = " \n:0123456789abcdefxPS\t";
+	unsigned int x = 12345;
+	int bad = 0;
+
+	CHECK(base[0] && base[1]);
+	if (!base[0] || !base[1])
+		return;
+	for (int round = 0; round < 400; round++) {
+		for (int which = 0; which < 2; which++) {
+			char *t = strdup(base[which]);
+			size_t len = strlen(t);
+
+			for (int k = 0; k < 1 + round % 16; k++) {
+				x = x * 1103515245u + 12345u;
+				t[(x >> 8) % len] =
+					alphabet[(x >> 20) % (sizeof(alphabet) - 1)];
+			}
+			x = x * 1103515245u + 12345u;
+			if (round % 3 == 0)
+				t[(x >> 8) % len] = 0;	/* cut short */
+			if (which == 0) {
+				struct gp_mqd_dump d;
+
+				bad |= gp_mqds_parse(t, &d) != 0;
+				for (size_t i = 0; i < d.nprocs; i++)
+					bad |= d.procs[i].first + d.procs[i].nq >
+					       d.nq;
+				gp_mqd_apply_layouts(&d, ids, gfx, 4);
+				gp_mqd_dump_free(&d);
+			} else {
+				struct gp_hqd_dump h;
+
+				bad |= gp_hqds_parse(t, &h) != 0;
+				gp_hqd_apply_layouts(&h, ids, gfx, 4);
+				gp_hqd_dump_free(&h);
+			}
+			free(t);
+		}
+	}
+	CHECK(!bad);
+	free(base[0]);
+	free(base[1]);
+}
+
 int main(void)
 {
 	if (find_fixtures()) {
@@ -314,5 +377,6 @@ int main(void)
 	RUN(hqds_61);
 	RUN(assign_ids_only_when_unambiguous);
 	RUN(read_addrs_on_fixture_root);
+	RUN(mutated_input_is_safe);
 	return tap_done();
 }

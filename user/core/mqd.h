@@ -72,7 +72,8 @@ struct gp_mqd_fields {
 	uint32_t quantum;
 	uint64_t mqd_addr;	/* cp_mqd_base_addr (GPU address) */
 	uint64_t ring_base;	/* cp_hqd_pq_base << 8: the ring's VA */
-	uint32_t ring_size;	/* bytes, from cp_hqd_pq_control QUEUE_SIZE */
+	uint64_t ring_size;	/* bytes, from cp_hqd_pq_control QUEUE_SIZE;
+				 * 0 when the field is out of range */
 	uint32_t rptr;		/* cp_hqd_pq_rptr (dwords) */
 	uint64_t wptr;		/* cp_hqd_pq_wptr_lo/hi */
 	uint64_t rptr_report_addr; /* process VA the CP writes rptr to */
@@ -218,7 +219,7 @@ struct gp_mqd_addr {
 	int queue_id;		/* -1: not known unambiguously */
 	enum gp_mqd_layout layout;
 	uint64_t ring_base;
-	uint32_t ring_size;
+	uint64_t ring_size;
 	uint64_t rptr_report_addr;
 	uint64_t wptr_poll_addr;
 	uint32_t doorbell_offset;

@@ -184,8 +184,9 @@ static void text_mqd(FILE *f, const struct gp_mqd_queue *q, bool verbose)
 		gp_mqd_layout_name(q->layout),
 		q->f.active ? "active" : "inactive", q->f.vmid,
 		q->f.pipe_priority, q->f.queue_priority, slot);
-	fprintf(f, "  ring 0x%llx (%u KiB) rptr %u wptr %llu doorbell 0x%x%s\n",
-		(unsigned long long)q->f.ring_base, q->f.ring_size / 1024,
+	fprintf(f, "  ring 0x%llx (%llu KiB) rptr %u wptr %llu doorbell 0x%x%s\n",
+		(unsigned long long)q->f.ring_base,
+		(unsigned long long)q->f.ring_size / 1024,
 		q->f.rptr, (unsigned long long)q->f.wptr, q->f.doorbell_offset,
 		q->f.doorbell_en ? "" : " (off)");
 	fprintf(f, "  rptr report @0x%llx  wptr poll @0x%llx\n",
