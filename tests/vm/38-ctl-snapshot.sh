@@ -4,9 +4,11 @@
 # 6.1 / 6.12: the exerciser's KFD process is listed from sysfs with its
 # procfs details and in the debugfs mqds dump (the kernel's own header
 # line, parsed); 7.x: no KFD process can exist without a GPU, so the
-# report has none, and the dumps are still read.
+# report has none, and the dumps are still read. All three: the live
+# flag follows gpreempt-trace's pinned queue map.
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
+. /gp/tests/vm/trace_lib.sh
 
 n="ctl snapshot: topology read, no GPU node, exit 0"
 gpreempt-ctl snapshot -j > /tmp/s0.json 2> /tmp/s0.err
@@ -27,6 +29,22 @@ if [ -r /sys/kernel/debug/kfd/mqds ] &&
 	gp_ok "$n"
 else
 	gp_fail "$n" "$(ls /sys/kernel/debug/kfd 2>&1)"
+fi
+
+n="ctl snapshot: live state from gpreempt-trace's pinned map while it runs"
+if tr_start /tmp/s-tr.json; then
+	gpreempt-ctl snapshot -j > /tmp/s-live.json 2>&1
+	tr_stop
+	gpreempt-ctl snapshot -j > /tmp/s-nolive.json 2>&1
+	if ctl_has /tmp/s-live.json '.type == "snapshot" and .live == true' &&
+	   ctl_has /tmp/s-nolive.json '.type == "snapshot" and .live == false'; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "live flag wrong"
+		gp_log /tmp/s-live.json
+	fi
+else
+	gp_fail "$n" "gpreempt-trace did not start"
 fi
 
 if [ "$GP_KERNEL" = 7.x ]; then
