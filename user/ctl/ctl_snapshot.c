@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl_cmd.h"
 #include "ctl_snapshot.h"
 #include "exitcodes.h"
 #include "json.h"
@@ -210,7 +211,7 @@ static void collect_debugfs(struct snap *s)
 static void collect_live(struct snap *s)
 {
 	struct gp_queue_row *live = NULL;
-	int fd, m, i, j;
+	int fd, m;
 
 	fd = gp_queues_open_pinned();
 	if (fd < 0) {
@@ -223,16 +224,8 @@ static void collect_live(struct snap *s)
 		s->live = m;
 		return;
 	}
-	s->live = 0;
-	for (i = 0; i < s->nrows; i++)
-		for (j = 0; j < m; j++)
-			if (live[j].k.pid == s->rows[i].k.pid &&
-			    live[j].k.gpu_id == s->rows[i].k.gpu_id &&
-			    live[j].k.queue_id == s->rows[i].k.queue_id) {
-				s->rows[i].v = live[j].v;
-				s->live++;
-				break;
-			}
+	/* the same overlay as `list`: sysfs decides which queues exist */
+	s->live = ctl_queues_overlay(s->rows, s->nrows, live, m);
 	free(live);
 }
 
