@@ -192,11 +192,13 @@ TEST(mqds_garbage_counted_not_fatal)
 		"    00000000: 00000001 00000002\n"
 		"    00000040: 00000003\n"		/* gap: not taken */
 		"    00000008: 0000000g\n"		/* bad hex */
+		"    00000008: -0000001\n"		/* a sign */
+		"    00000008:   000001\n"		/* blanks */
 		"  Weird: Queue node with neither kernel nor user queue\n";
 
 	CHECK(gp_mqds_parse(t, &d) == 0);
 	CHECK(d.nprocs == 1 && d.nq == 1 && d.q[0].ndw == 2);
-	CHECK(d.unknown_lines == 4 && d.first_unknown == 1);
+	CHECK(d.unknown_lines == 6 && d.first_unknown == 1);
 	gp_mqd_dump_free(&d);
 	CHECK(gp_mqds_parse("", &d) == 0 && d.nprocs == 0);
 	gp_mqd_dump_free(&d);

@@ -3,6 +3,7 @@
  * KFD debugfs MQD/HQD dump parsers (see mqd.h for the format and its
  * sources, docs/snapshot.md for the citations).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ static int hex_row(const char *s, uint32_t *off, uint32_t *w, int max)
 	unsigned int n = 0;
 	char *end;
 
-	if (strncmp(s, "    ", 4))
+	if (strncmp(s, "    ", 4) || !isxdigit((unsigned char)s[4]))
 		return 0;
 	s += 4;
 	*off = strtoul(s, &end, 16);
@@ -143,6 +144,8 @@ static int hex_row(const char *s, uint32_t *off, uint32_t *w, int max)
 	s = end + 1;
 	while (*s == ' ' && (int)n < max) {
 		s++;
+		if (!isxdigit((unsigned char)*s))
+			return 0;	/* strtoul would take a sign or blanks */
 		w[n] = strtoul(s, &end, 16);
 		if (end - s != 8)
 			return 0;
