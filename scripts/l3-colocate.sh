@@ -7,7 +7,7 @@
 # (tests/unit/test_snapshot_l3.c).
 #
 #   sudo scripts/l3-colocate.sh [--duration S] [--rate REQ/S] [--burst K]
-#        [--min-cycles N] [--workloads auto|hip|torch] [--out DIR]
+#        [--min-cycles N] [--warmup S] [--workloads auto|hip|torch] [--out DIR]
 #        [--runs "online-alone offline-alone both-plain both-notify
 #                 both-queues"]
 #   scripts/l3-colocate.sh --analyze-only DIR     (re-analyse, no GPU)
@@ -32,6 +32,10 @@
 # to judge, 3 not root, 4 no /dev/kfd, 5 no ROCm workload (no hipcc and
 # no PyTorch with ROCm), 6 the tree is not built (or no cc), 7 the
 # analysis could not write its output.
+#
+# Test hooks (tests/bats/l3kit.bats runs the whole kit with stand-ins from
+# tests/kit/standin, no GPU): L3_KFD (device path checked instead of
+# /dev/kfd), L3_BIN (folder of gpreempt-ctl and gpreempt-trace), L3_HIPCC.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +43,7 @@ duration=30
 rate=20
 burst=8
 min_cycles=100
+warmup=3
 workloads=auto
 out=""
 analyze_only=""
@@ -47,7 +52,7 @@ runs="online-alone offline-alone both-plain both-notify both-queues"
 die() { echo "l3-colocate: $2" >&2; exit "$1"; }
 usage() { # exit-code
 	if [ "$1" = 0 ]; then
-		sed -n "3,36p" "$0" | sed "s/^# \{0,1\}//"
+		sed -n "3,38p" "$0" | sed "s/^# \{0,1\}//"
 	else
 		sed -n "9,13p" "$0" | sed "s/^# \{0,1\}//" >&2
 	fi
@@ -60,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--rate) rate=${2:?}; shift 2 ;;
 	--burst) burst=${2:?}; shift 2 ;;
 	--min-cycles) min_cycles=${2:?}; shift 2 ;;
+	--warmup) warmup=${2:?}; shift 2 ;;
 	--workloads) workloads=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--runs) runs=${2:?}; shift 2 ;;
@@ -69,7 +75,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $workloads in auto|hip|torch) ;; *) die 2 "--workloads auto|hip|torch" ;; esac
-for n in "$duration" "$rate" "$burst" "$min_cycles"; do
+for n in "$duration" "$rate" "$burst" "$min_cycles" "$warmup"; do
 	case $n in ''|*[!0-9.]*) die 2 "not a positive number: '$n'" ;; esac
 done
 
@@ -98,19 +104,21 @@ fi
 
 # Refuse clearly, before touching anything.
 [ "$(id -u)" = 0 ] || die 3 "run as root: suspending another process's queues needs CAP_SYS_PTRACE and the tracer needs CAP_BPF/CAP_PERFMON"
-[ -c /dev/kfd ] || die 4 "no /dev/kfd: is amdgpu loaded and is there an AMD GPU? (this kit needs a real GPU; the VM tests cover the rest)"
-ctl=$top/gpreempt-ctl
-trace=$top/gpreempt-trace
+kfd=${L3_KFD:-/dev/kfd}
+[ -c "$kfd" ] || die 4 "no $kfd: is amdgpu loaded and is there an AMD GPU? (this kit needs a real GPU; the VM tests cover the rest)"
+ctl=${L3_BIN:-$top}/gpreempt-ctl
+trace=${L3_BIN:-$top}/gpreempt-trace
+hipcc=${L3_HIPCC:-hipcc}
 [ -x "$ctl" ] && [ -x "$trace" ] || die 6 "build first: make (no $ctl or $trace)"
 have_torch=0
 python3 -c 'import torch, torchvision, sys; sys.exit(0 if torch.cuda.is_available() and torch.version.hip else 1)' \
 	2>/dev/null && have_torch=1
 case $workloads in
 auto) if [ $have_torch = 1 ]; then workloads=torch
-      elif command -v hipcc >/dev/null; then workloads=hip
+      elif command -v "$hipcc" >/dev/null; then workloads=hip
       else die 5 "no ROCm workload: install hipcc (ROCm) or PyTorch for ROCm with torchvision"; fi ;;
 torch) [ $have_torch = 1 ] || die 5 "--workloads torch: PyTorch with ROCm and torchvision not importable" ;;
-hip) command -v hipcc >/dev/null || die 5 "--workloads hip: hipcc not found (install ROCm)" ;;
+hip) command -v "$hipcc" >/dev/null || die 5 "--workloads hip: hipcc not found (install ROCm)" ;;
 esac
 arbiter=1
 "$ctl" daemon --help 2>/dev/null | grep -q -- '--online' || arbiter=0
@@ -140,7 +148,7 @@ grep -E '"type":"gpu"' "$out/snapshot-start.json" | head -4
 # Build the workloads.
 if [ $workloads = hip ]; then
 	for w in online offline; do
-		hipcc -O2 -I"$top/tests/l3" -o "$out/gp-l3-$w" "$top/tests/l3/$w.hip" ||
+		"$hipcc" -O2 -I"$top/tests/l3" -o "$out/gp-l3-$w" "$top/tests/l3/$w.hip" ||
 			die 5 "hipcc failed on tests/l3/$w.hip"
 	done
 	online_cmd=("$out/gp-l3-online" --rate "$rate" --burst "$burst" --duration "$duration")
@@ -179,7 +187,7 @@ run() { # name
 		"${offline_cmd[@]}" > "$d/offline.ndjson" 2> "$d/offline.err" &
 		fpid=$!; pids+=("$fpid")
 		# let training reach steady state before measuring online
-		sleep 3 ;;
+		sleep "$warmup" ;;
 	esac
 	sock=""
 	case $name in both-notify|both-queues)

@@ -63,3 +63,53 @@ teardown() {
 	run -3 setpriv --reuid=65534 --regid=65534 --clear-groups "$KIT"
 	[[ "$output" == *"run as root"* ]]
 }
+
+# The whole kit with the stand-ins of tests/kit/standin (no GPU, no BPF):
+# run order, the daemon's flags, --notify-socket only in the notify run,
+# clean-up, output layout, analysis.
+standin_kit() {
+	mkdir -p "$WORK/s"
+	L3_STANDIN_DIR=$WORK/s L3_KFD=/dev/null \
+	L3_BIN=$BATS_TEST_DIRNAME/../kit/standin \
+	L3_HIPCC=$BATS_TEST_DIRNAME/../kit/standin/hipcc \
+		"$KIT" --workloads hip --duration 1 --warmup 0 --out "$WORK/o" "$@"
+}
+
+@test "l3-colocate end to end with stand-ins: five runs, arbiter flags, summary, nothing left running" {
+	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
+	run -0 standin_kit --min-cycles 1
+	for r in online-alone offline-alone both-plain both-notify both-queues; do
+		[ -e "$WORK/o/runs/$r/trace.ndjson" ]
+		[[ "$output" == *"== run $r"* ]]
+	done
+	[ -s "$WORK/o/runs/both-notify/trace.ndjson" ]
+	[ -s "$WORK/o/runs/both-queues/trace.ndjson" ]
+	[ ! -s "$WORK/o/runs/both-plain/trace.ndjson" ]	# no arbiter, no suspend
+	[ -s "$WORK/o/host.txt" ] && [ -s "$WORK/o/snapshot-start.json" ]
+	[ -s "$WORK/o/summary.txt" ] && [ -s "$WORK/o/plots/plots.gp" ]
+	# the arbiter got the selectors and the detection mode of each run
+	grep -qx -- "--socket $WORK/o/runs/both-notify/arbiter.sock --ready $WORK/o/runs/both-notify/daemon.ready --online cmdline=gp-l3-online --offline cmdline=gp-l3-offline --detect notify" "$WORK/s/daemon.args"
+	grep -q -- "--detect queues$" "$WORK/s/daemon.args"
+	# only the notify run's online program talks to the daemon
+	[ "$(grep -c -- --notify-socket "$WORK/s/online.args")" = 1 ]
+	[ "$(wc -l < "$WORK/s/online.args")" = 4 ]
+	jq -e -s '[.[] | select(.type == "verdict")] | length == 10 and all(.result == "PASS")' "$WORK/o/summary.json"
+	[ ! -e "$WORK/s/arbiter-on" ]		# the daemon was stopped
+	! pgrep -f "$WORK" >/dev/null		# nothing of the kit still runs
+}
+
+@test "l3-colocate with a daemon that has no arbiter: its runs skipped and said so; nothing to judge: exit 2" {
+	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
+	L3_STANDIN_NO_ARBITER=1 run -2 standin_kit --runs "online-alone both-notify"
+	[[ "$output" == *"run both-notify skipped: this gpreempt-ctl daemon has no --online/--offline"* ]]
+	[ -s "$WORK/o/runs/online-alone/online.ndjson" ]
+	[ ! -e "$WORK/o/runs/both-notify" ]
+	[ ! -e "$WORK/s/daemon.args" ]
+}
+
+@test "l3-colocate without hipcc or PyTorch: exit 5, says what to install" {
+	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
+	L3_KFD=/dev/null L3_BIN=$BATS_TEST_DIRNAME/../kit/standin \
+	L3_HIPCC=/nonexistent/hipcc run -5 "$KIT" --workloads hip --out "$WORK/o"
+	[[ "$output" == *"hipcc not found"* ]]
+}
