@@ -162,8 +162,54 @@ static void json_verdict(FILE *f, const struct l3_verdict *v)
 	fprintf(f, "}\n");
 }
 
+static void write_cdf(const char *path, const char *what, const double *s,
+		      size_t n)
+{
+	FILE *f;
+
+	if (!n || !(f = fopen(path, "we")))
+		return;
+	fprintf(f, "# %s_ms fraction\n", what);
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, "%.4f %.6f\n", s[k], (k + 1.0) / n);
+	fclose(f);
+}
+
+/* One gnuplot "plot" of the CDF files NAME-SUFFIX.dat that exist. */
+static void gp_cdf_plot(FILE *f, const struct l3_run *runs, int from,
+			const char *png, const char *xlabel,
+			const char *const *suffix, int nsuffix)
+{
+	int first = 1;
+
+	for (int i = from; i < L3_NRUNS; i++)
+		for (int k = 0; k < nsuffix; k++) {
+			size_t n = !strcmp(suffix[k], "cdf") ? runs[i].nlat :
+				   !strcmp(suffix[k], "suspend-cdf") ?
+				   runs[i].nsusp : runs[i].nres;
+
+			if (!runs[i].present || !n)
+				continue;
+			if (first)
+				fprintf(f, "set output '%s'\nset logscale x\n"
+					"set xlabel '%s'\nset ylabel 'fraction'\n"
+					"set key bottom right\nplot ", png,
+					xlabel);
+			fprintf(f, "%s'%s-%s.dat' with lines title '%s%s%.*s'",
+				first ? "" : ", ", runs[i].name, suffix[k],
+				runs[i].name, k || nsuffix > 1 ? " " : "",
+				nsuffix > 1 ? (int)strcspn(suffix[k], "-") : 0,
+				suffix[k]);
+			first = 0;
+		}
+	if (!first)
+		fprintf(f, "\nunset logscale x\n");
+}
+
 static int plots(const char *dir, const struct l3_run *runs)
 {
+	static const char *const lat[] = { "cdf" };
+	static const char *const ops[] = { "suspend-cdf", "resume-cdf" };
 	char path[8192];
 	FILE *f;
 
@@ -177,13 +223,13 @@ static int plots(const char *dir, const struct l3_run *runs)
 		if (!r->present)
 			continue;
 		snprintf(path, sizeof(path), "%s/plots/%s-cdf.dat", dir, r->name);
-		if (r->nlat && (f = fopen(path, "we"))) {
-			fprintf(f, "# latency_ms fraction\n");
-			for (size_t k = 0; k < r->nlat; k++)
-				fprintf(f, "%.4f %.6f\n", r->lat_ms[k],
-					(k + 1.0) / r->nlat);
-			fclose(f);
-		}
+		write_cdf(path, "latency", r->lat_ms, r->nlat);
+		snprintf(path, sizeof(path), "%s/plots/%s-suspend-cdf.dat", dir,
+			 r->name);
+		write_cdf(path, "suspend", r->susp_ms, r->nsusp);
+		snprintf(path, sizeof(path), "%s/plots/%s-resume-cdf.dat", dir,
+			 r->name);
+		write_cdf(path, "resume", r->res_ms, r->nres);
 		snprintf(path, sizeof(path), "%s/plots/%s-timeline.dat", dir,
 			 r->name);
 		if (!(r->nbusy || r->nsi) || !(f = fopen(path, "we")))
@@ -205,17 +251,11 @@ static int plots(const char *dir, const struct l3_run *runs)
 	if (!f)
 		return -errno;
 	fprintf(f, "# gnuplot plots.gp (from this folder)\n"
-		"set terminal pngcairo size 1000,600\n"
-		"set output 'latency-cdf.png'\nset logscale x\n"
-		"set xlabel 'online request latency (ms)'\n"
-		"set ylabel 'fraction'\nset key bottom right\nplot ");
-	for (int i = 0, first = 1; i < L3_NRUNS; i++)
-		if (runs[i].present && runs[i].nlat) {
-			fprintf(f, "%s'%s-cdf.dat' with lines title '%s'",
-				first ? "" : ", ", runs[i].name, runs[i].name);
-			first = 0;
-		}
-	fprintf(f, "\nunset logscale x\n");
+		"set terminal pngcairo size 1000,600\n");
+	gp_cdf_plot(f, runs, 0, "latency-cdf.png",
+		    "online request latency (ms)", lat, 1);
+	gp_cdf_plot(f, runs, 3, "suspend-resume-cdf.png",
+		    "suspend / resume latency (ms)", ops, 2);
 	for (int i = 3; i < L3_NRUNS; i++)
 		if (runs[i].present && (runs[i].nbusy || runs[i].nsi))
 			fprintf(f, "set output 'timeline-%s.png'\n"

@@ -231,8 +231,17 @@ TEST(plots_written)
 	CHECK(!stat(path, &st) && st.st_size > 300 * 10);
 	snprintf(path, sizeof(path), "%s/plots/both-notify-timeline.dat", tmp);
 	CHECK(!stat(path, &st) && st.st_size > 0);
+	snprintf(path, sizeof(path), "%s/plots/both-queues-suspend-cdf.dat",
+		 tmp);
+	CHECK(!stat(path, &st) && st.st_size > 120 * 10);
+	snprintf(path, sizeof(path), "%s/plots/online-alone-suspend-cdf.dat",
+		 tmp);
+	CHECK(stat(path, &st) && errno == ENOENT);	/* no data, no file */
 	snprintf(path, sizeof(path), "%s/plots/plots.gp", tmp);
 	CHECK(!stat(path, &st) && st.st_size > 0);
+	snprintf(path, sizeof(path), "grep -q \"suspend-resume-cdf.png\" "
+		 "%s/plots/plots.gp", tmp);
+	CHECK(system(path) == 0);
 	snprintf(path, sizeof(path), "rm -rf '%s'", tmp);
 	CHECK(system(path) == 0);
 }
