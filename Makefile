@@ -116,6 +116,9 @@ $(OUTPUT)/tests/%: tests/bpf/%.c $(LIBGP) $(SKELS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 
+# The kit's analysis is compiled into its unit test (tests/kit/l3an*.c).
+$(OUTPUT)/tests/test_snapshot_l3: $(wildcard tests/kit/*.c tests/kit/*.h)
+
 .PHONY: tests
 tests: all $(UNIT_TESTS) $(BPF_TESTS)
 

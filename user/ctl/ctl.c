@@ -9,6 +9,7 @@
 
 #include "ctl_args.h"
 #include "ctl_cmd.h"
+#include "ctl_snapshot.h"
 #include "exitcodes.h"
 
 int main(int argc, char **argv)
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
 		return ctl_cmd_check(&a);
 	case CTL_DAEMON:
 		return ctl_cmd_daemon(&a);
+	case CTL_SNAPSHOT:
+		return ctl_snapshot_main(a.sub_argc, a.sub_argv, a.json);
 	case CTL_NONE:
 		break;
 	}

@@ -134,6 +134,7 @@ static const char top_help[] =
 "  status    who holds which process\n"
 "  check     what this kernel and user allow, and why not\n"
 "  daemon    hold sessions for many targets, serve a Unix socket\n"
+"  snapshot  every GPU, KFD process and queue (MQDs with debugfs)\n"
 "\n"
 "  -j, --json      one JSON object per line on stdout\n"
 "  -v, --verbose   more detail\n"
@@ -157,6 +158,8 @@ const char *ctl_cmd_name(enum ctl_cmd cmd)
 
 	if (cmd == CTL_DAEMON)
 		return "daemon";
+	if (cmd == CTL_SNAPSHOT)
+		return "snapshot";
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (cmds[i].cmd == cmd)
 			return cmds[i].name;
@@ -308,6 +311,12 @@ int ctl_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
 	}
 	if (k == argc)
 		return usage_err(err, "missing COMMAND%s", "");
+	if (!strcmp(argv[k], "snapshot")) {
+		a->cmd = CTL_SNAPSHOT;
+		a->sub_argc = argc - k;
+		a->sub_argv = argv + k;
+		return 0;
+	}
 	if (!strcmp(argv[k], "daemon")) {
 		a->cmd = CTL_DAEMON;
 		a->sub_argc = argc - k;

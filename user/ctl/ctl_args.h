@@ -23,6 +23,7 @@ enum ctl_cmd {
 	CTL_STATUS,
 	CTL_CHECK,
 	CTL_DAEMON,
+	CTL_SNAPSHOT,	/* own argv, like daemon (ctl_snapshot.c) */
 };
 
 struct ctl_args {

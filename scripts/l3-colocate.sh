@@ -1,0 +1,246 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# L3 co-location kit: does gpreempt protect an online service from a
+# training job on THIS GPU? Run on a host with an AMD GPU and ROCm, as
+# root, from a built tree (make). Nothing here runs in CI (no machine of
+# the project has an AMD GPU); its analysis step is tested on the host
+# (tests/unit/test_snapshot_l3.c).
+#
+#   sudo scripts/l3-colocate.sh [--duration S] [--rate REQ/S] [--burst K]
+#        [--min-cycles N] [--warmup S] [--workloads auto|hip|torch] [--out DIR]
+#        [--runs "online-alone offline-alone both-plain both-notify
+#                 both-queues"]
+#   scripts/l3-colocate.sh --analyze-only DIR     (re-analyse, no GPU)
+#
+# Online: Poisson requests, each a burst of big-grid kernels (Case A):
+# tests/l3/online.hip, or ResNet-50 batch 1 (tests/l3/online_resnet.py)
+# when PyTorch with ROCm is importable. Offline: a small-grid loop
+# reporting progress (Case B): tests/l3/offline.hip, or a small
+# transformer training loop (tests/l3/offline_transformer.py).
+# Five runs of --duration each: online alone, offline alone, both without
+# gpreempt, both under the arbiter with notify (the online program says
+# busy/idle on the daemon socket), both under the arbiter watching queues
+# (no change to the online program). gpreempt-trace -j records every run.
+#
+# Output DIR (default /tmp/gpreempt-colocate.XXXXXX; send it with a bug
+# report): host.txt (kernel, GPU, firmware, ROCm), snapshot-*.json,
+# debugfs-*.txt (raw MQD/HQD dumps), runs/NAME/{online,offline,trace}
+# .ndjson + logs, summary.txt, summary.json (NDJSON: run, phase, verdict),
+# plots/ (data, plots.gp, PNGs when gnuplot is installed).
+#
+# Exit: 0 every verdict passed, 1 a verdict failed, 2 bad usage or nothing
+# to judge, 3 not root, 4 no /dev/kfd, 5 no ROCm workload (no hipcc and
+# no PyTorch with ROCm), 6 the tree is not built (or no cc), 7 the
+# analysis could not write its output.
+#
+# Test hooks (tests/bats/l3kit.bats runs the whole kit with stand-ins from
+# tests/kit/standin, no GPU): L3_KFD (device path checked instead of
+# /dev/kfd), L3_BIN (folder of gpreempt-ctl and gpreempt-trace), L3_HIPCC.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+duration=30
+rate=20
+burst=8
+min_cycles=100
+warmup=3
+workloads=auto
+out=""
+analyze_only=""
+runs="online-alone offline-alone both-plain both-notify both-queues"
+
+die() { echo "l3-colocate: $2" >&2; exit "$1"; }
+usage() { # exit-code
+	if [ "$1" = 0 ]; then
+		sed -n "3,38p" "$0" | sed "s/^# \{0,1\}//"
+	else
+		sed -n "9,13p" "$0" | sed "s/^# \{0,1\}//" >&2
+	fi
+	exit "$1"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--duration) duration=${2:?}; shift 2 ;;
+	--rate) rate=${2:?}; shift 2 ;;
+	--burst) burst=${2:?}; shift 2 ;;
+	--min-cycles) min_cycles=${2:?}; shift 2 ;;
+	--warmup) warmup=${2:?}; shift 2 ;;
+	--workloads) workloads=${2:?}; shift 2 ;;
+	--out) out=${2:?}; shift 2 ;;
+	--runs) runs=${2:?}; shift 2 ;;
+	--analyze-only) analyze_only=${2:?}; shift 2 ;;
+	-h|--help) usage 0 ;;
+	*) echo "l3-colocate: unknown option '$1'" >&2; usage 2 ;;
+	esac
+done
+case $workloads in auto|hip|torch) ;; *) die 2 "--workloads auto|hip|torch" ;; esac
+for n in "$duration" "$rate" "$burst" "$min_cycles" "$warmup"; do
+	case $n in ''|*[!0-9.]*) die 2 "not a positive number: '$n'" ;; esac
+done
+
+# The analysis: a C program, built here (cc is there: the tree was built).
+analyze() { # dir
+	local bin=$1/l3-analyze
+	cc -O2 -D_GNU_SOURCE -I"$top/tests/kit" -o "$bin" \
+		"$top/tests/kit/l3-analyze.c" "$top/tests/kit/l3an.c" \
+		"$top/tests/kit/l3an_out.c" -lm || die 6 "cannot build the analysis (cc)"
+	"$bin" --min-cycles "$min_cycles" "$1"
+	local rc=$?
+	[ $rc = 3 ] && die 7 "the analysis could not write in $1"
+	if command -v gnuplot >/dev/null && [ -f "$1/plots/plots.gp" ]; then
+		(cd "$1/plots" && gnuplot plots.gp) && echo "plots: $1/plots/*.png"
+	else
+		echo "plots: gnuplot not installed; data and plots.gp in $1/plots"
+	fi
+	return $rc
+}
+
+if [ -n "$analyze_only" ]; then
+	[ -d "$analyze_only/runs" ] || die 2 "$analyze_only has no runs/ folder"
+	analyze "$analyze_only"
+	exit $?
+fi
+
+# Refuse clearly, before touching anything.
+[ "$(id -u)" = 0 ] || die 3 "run as root: suspending another process's queues needs CAP_SYS_PTRACE and the tracer needs CAP_BPF/CAP_PERFMON"
+kfd=${L3_KFD:-/dev/kfd}
+[ -c "$kfd" ] || die 4 "no $kfd: is amdgpu loaded and is there an AMD GPU? (this kit needs a real GPU; the VM tests cover the rest)"
+ctl=${L3_BIN:-$top}/gpreempt-ctl
+trace=${L3_BIN:-$top}/gpreempt-trace
+hipcc=${L3_HIPCC:-hipcc}
+[ -x "$ctl" ] && [ -x "$trace" ] || die 6 "build first: make (no $ctl or $trace)"
+have_torch=0
+python3 -c 'import torch, torchvision, sys; sys.exit(0 if torch.cuda.is_available() and torch.version.hip else 1)' \
+	2>/dev/null && have_torch=1
+case $workloads in
+auto) if [ $have_torch = 1 ]; then workloads=torch
+      elif command -v "$hipcc" >/dev/null; then workloads=hip
+      else die 5 "no ROCm workload: install hipcc (ROCm) or PyTorch for ROCm with torchvision"; fi ;;
+torch) [ $have_torch = 1 ] || die 5 "--workloads torch: PyTorch with ROCm and torchvision not importable" ;;
+hip) command -v "$hipcc" >/dev/null || die 5 "--workloads hip: hipcc not found (install ROCm)" ;;
+esac
+arbiter=1
+"$ctl" daemon --help 2>/dev/null | grep -q -- '--online' || arbiter=0
+
+[ -n "$out" ] || out=$(mktemp -d /tmp/gpreempt-colocate.XXXXXX)
+mkdir -p "$out/runs" || die 2 "cannot create $out"
+echo "l3-colocate: output in $out"
+
+# Which GPU and firmware this ran on.
+{
+	echo "date: $(date -u +%FT%TZ)"
+	echo "kernel: $(uname -r)"
+	echo "amdgpu sched_policy: $(cat /sys/module/amdgpu/parameters/sched_policy 2>/dev/null)"
+	echo "gpreempt: $(git -C "$top" describe --always --dirty 2>/dev/null)"
+	echo "workloads: $workloads; duration ${duration}s; rate ${rate}/s; burst $burst"
+	for p in /opt/rocm/.info/version /opt/rocm/.info/version-dev; do
+		[ -r "$p" ] && echo "rocm: $(cat "$p")"
+	done
+	command -v rocminfo >/dev/null && rocminfo 2>&1 | grep -E '^\s+(Name|Marketing Name|Compute Unit):' | head -12
+	command -v amd-smi >/dev/null && { amd-smi static 2>&1 | head -60; amd-smi firmware 2>&1 | head -60; }
+	command -v amd-smi >/dev/null || { command -v rocm-smi >/dev/null && rocm-smi --showproductname --showfwinfo 2>&1 | head -60; }
+} > "$out/host.txt"
+"$ctl" snapshot -j -v > "$out/snapshot-start.json" 2>&1
+"$ctl" check > "$out/ctl-check.txt" 2>&1
+grep -E '"type":"gpu"' "$out/snapshot-start.json" | head -4
+
+# Build the workloads.
+if [ $workloads = hip ]; then
+	for w in online offline; do
+		"$hipcc" -O2 -I"$top/tests/l3" -o "$out/gp-l3-$w" "$top/tests/l3/$w.hip" ||
+			die 5 "hipcc failed on tests/l3/$w.hip"
+	done
+	online_cmd=("$out/gp-l3-online" --rate "$rate" --burst "$burst" --duration "$duration")
+	offline_cmd=("$out/gp-l3-offline" --duration $((${duration%.*} + 10)))
+	online_sel="cmdline=gp-l3-online"
+	offline_sel="cmdline=gp-l3-offline"
+else
+	online_cmd=(python3 "$top/tests/l3/online_resnet.py" --rate "$rate" --duration "$duration")
+	offline_cmd=(python3 "$top/tests/l3/offline_transformer.py" --duration $((${duration%.*} + 10)))
+	online_sel="cmdline=online_resnet.py"
+	offline_sel="cmdline=offline_transformer.py"
+fi
+
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	pids=()
+}
+trap cleanup EXIT INT TERM
+
+wait_ready() { # file secs
+	for _ in $(seq $(($2 * 10))); do [ -e "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+run() { # name
+	local name=$1 d=$out/runs/$1 tpid fpid dpid="" sock mode
+	mkdir -p "$d"
+	echo "== run $name (${duration}s)"
+	"$trace" -j --ready-file "$d/trace.ready" > "$d/trace.ndjson" 2> "$d/trace.err" &
+	tpid=$!; pids+=("$tpid")
+	wait_ready "$d/trace.ready" 30 || { echo "   tracer did not start: $(cat "$d/trace.err")"; return 1; }
+	case $name in offline-alone|both-*)
+		"${offline_cmd[@]}" > "$d/offline.ndjson" 2> "$d/offline.err" &
+		fpid=$!; pids+=("$fpid")
+		# let training reach steady state before measuring online
+		sleep "$warmup" ;;
+	esac
+	sock=""
+	case $name in both-notify|both-queues)
+		mode=${name#both-}
+		sock=$d/arbiter.sock
+		"$ctl" daemon --socket "$sock" --ready "$d/daemon.ready" \
+			--online "$online_sel" --offline "$offline_sel" \
+			--detect "$mode" > "$d/daemon.log" 2>&1 &
+		dpid=$!; pids+=("$dpid")
+		wait_ready "$d/daemon.ready" 30 || { echo "   daemon did not start: $(tail -3 "$d/daemon.log")"; return 1; }
+		;;
+	esac
+	case $name in offline-alone)
+		sleep "$duration" ;;
+	*)
+		if [ "$name" = both-notify ]; then
+			"${online_cmd[@]}" --notify-socket "$sock" > "$d/online.ndjson" 2> "$d/online.err"
+		else
+			"${online_cmd[@]}" > "$d/online.ndjson" 2> "$d/online.err"
+		fi
+		echo "   online exit $?: $(wc -l < "$d/online.ndjson") requests" ;;
+	esac
+	if [ -n "$dpid" ]; then
+		"$ctl" policy -j --socket "$sock" > "$d/policy.ndjson" 2>&1
+		"$ctl" snapshot -j -v > "$d/snapshot.json" 2>&1
+		cat /sys/kernel/debug/kfd/mqds > "$d/debugfs-mqds.txt" 2>&1
+		cat /sys/kernel/debug/kfd/hqds > "$d/debugfs-hqds.txt" 2>&1
+		kill -TERM "$dpid"; wait "$dpid"
+		echo "   daemon exit $?"
+	fi
+	cleanup
+	# nothing may stay suspended or traced
+	if grep -q '"type":"error"' "$d/trace.ndjson" 2>/dev/null; then
+		echo "   tracer reported errors (see trace.ndjson)"
+	fi
+}
+
+for r in $runs; do
+	case $r in
+	both-notify|both-queues)
+		if [ $arbiter = 0 ]; then
+			echo "== run $r skipped: this gpreempt-ctl daemon has no --online/--offline (arbiter not built)"
+			continue
+		fi ;;
+	online-alone|offline-alone|both-plain) ;;
+	*) die 2 "unknown run '$r'" ;;
+	esac
+	run "$r"
+done
+"$ctl" snapshot -j -v > "$out/snapshot-end.json" 2>&1
+trap - EXIT INT TERM
+echo
+analyze "$out"
+rc=$?
+echo "output: $out (send it with a bug report)"
+exit $rc

@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The co-location kit on the host (no GPU): scripts/l3-colocate.sh refuses
+# clearly without /dev/kfd or root, rejects bad input, and its analysis
+# step (--analyze-only) turns the synthetic fixture
+# tests/unit/fixtures/l3/demo into a summary, NDJSON verdicts and plot
+# data, and the README's example reports are what the code prints. The
+# GPU runs themselves are L3 and never run here.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	KIT=$BATS_TEST_DIRNAME/../../scripts/l3-colocate.sh
+	DEMO=$BATS_TEST_DIRNAME/../unit/fixtures/l3/demo
+	command -v cc >/dev/null || skip "no cc"
+	WORK=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$WORK"
+}
+
+@test "l3-colocate --analyze-only: summary, verdicts, plot data; exit 1 (a verdict fails)" {
+	cp -r "$DEMO/runs" "$WORK/"
+	run -1 "$KIT" --analyze-only "$WORK"
+	[[ "$output" == *"VERDICTS both-notify"* ]]
+	[[ "$output" == *"offline loss < 20 %               22.33  FAIL"* ]]
+	[ -s "$WORK/summary.txt" ] && [ -s "$WORK/plots/plots.gp" ]
+	[ -s "$WORK/plots/both-queues-cdf.dat" ]
+	jq -e -s '[.[] | select(.type == "verdict")] | length == 10' "$WORK/summary.json"
+	jq -e -s '.[] | select(.type == "verdict" and .run == "both-notify" and .name == "online_p99") | .result == "PASS" and .ideal_result == "PASS"' "$WORK/summary.json"
+}
+
+@test "l3-colocate --analyze-only --min-cycles 1 on both-notify alone: exit 0, all PASS" {
+	mkdir -p "$WORK/runs"
+	cp -r "$DEMO/runs/offline-alone" "$DEMO/runs/both-notify" "$WORK/runs/"
+	run -0 "$KIT" --min-cycles 1 --analyze-only "$WORK"
+	jq -e -s 'all(.[] | select(.type == "verdict"); .result == "PASS")' "$WORK/summary.json"
+}
+
+@test "l3-colocate --analyze-only on a folder without runs/: exit 2, says why" {
+	run -2 "$KIT" --analyze-only "$WORK"
+	[[ "$output" == *"has no runs/ folder"* ]]
+}
+
+@test "l3-colocate: bad option or number: exit 2, usage" {
+	run -2 "$KIT" --bogus
+	[[ "$output" == *"unknown option '--bogus'"* ]]
+	run -2 "$KIT" --duration abc
+	[[ "$output" == *"not a positive number"* ]]
+}
+
+@test "l3-colocate without /dev/kfd: exit 4, says a GPU is needed" {
+	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd"
+	[ "$(id -u)" = 0 ] || skip "not root (the root check comes first)"
+	run -4 "$KIT" --out "$WORK/o"
+	[[ "$output" == *"no /dev/kfd"* ]]
+	[ ! -e "$WORK/o" ]	# refused before creating anything
+}
+
+@test "l3-colocate as a non-root user: exit 3" {
+	[ "$(id -u)" = 0 ] || { run -3 "$KIT"; return; }
+	command -v setpriv >/dev/null || skip "no setpriv"
+	run -3 setpriv --reuid=65534 --regid=65534 --clear-groups "$KIT"
+	[[ "$output" == *"run as root"* ]]
+}
+
+# The whole kit with the stand-ins of tests/kit/standin (no GPU, no BPF):
+# run order, the daemon's flags, --notify-socket only in the notify run,
+# clean-up, output layout, analysis.
+standin_kit() {
+	mkdir -p "$WORK/s"
+	L3_STANDIN_DIR=$WORK/s L3_KFD=/dev/null \
+	L3_BIN=$BATS_TEST_DIRNAME/../kit/standin \
+	L3_HIPCC=$BATS_TEST_DIRNAME/../kit/standin/hipcc \
+		"$KIT" --workloads hip --duration 1 --warmup 0 --out "$WORK/o" "$@"
+}
+
+@test "l3-colocate end to end with stand-ins: five runs, arbiter flags, summary, nothing left running" {
+	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
+	run -0 standin_kit --min-cycles 1
+	for r in online-alone offline-alone both-plain both-notify both-queues; do
+		[ -e "$WORK/o/runs/$r/trace.ndjson" ]
+		[[ "$output" == *"== run $r"* ]]
+	done
+	[ -s "$WORK/o/runs/both-notify/trace.ndjson" ]
+	[ -s "$WORK/o/runs/both-queues/trace.ndjson" ]
+	[ ! -s "$WORK/o/runs/both-plain/trace.ndjson" ]	# no arbiter, no suspend
+	[ -s "$WORK/o/host.txt" ] && [ -s "$WORK/o/snapshot-start.json" ]
+	[ -s "$WORK/o/summary.txt" ] && [ -s "$WORK/o/plots/plots.gp" ]
+	# the arbiter got the selectors and the detection mode of each run
+	grep -qx -- "--socket $WORK/o/runs/both-notify/arbiter.sock --ready $WORK/o/runs/both-notify/daemon.ready --online cmdline=gp-l3-online --offline cmdline=gp-l3-offline --detect notify" "$WORK/s/daemon.args"
+	grep -q -- "--detect queues$" "$WORK/s/daemon.args"
+	# only the notify run's online program talks to the daemon
+	[ "$(grep -c -- --notify-socket "$WORK/s/online.args")" = 1 ]
+	[ "$(wc -l < "$WORK/s/online.args")" = 4 ]
+	jq -e -s '[.[] | select(.type == "verdict")] | length == 10 and all(.result == "PASS")' "$WORK/o/summary.json"
+	[ ! -e "$WORK/s/arbiter-on" ]		# the daemon was stopped
+	! pgrep -f "$WORK" >/dev/null		# nothing of the kit still runs
+}
+
+@test "l3-colocate with a daemon that has no arbiter: its runs skipped and said so; nothing to judge: exit 2" {
+	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
+	L3_STANDIN_NO_ARBITER=1 run -2 standin_kit --runs "online-alone both-notify"
+	[[ "$output" == *"run both-notify skipped: this gpreempt-ctl daemon has no --online/--offline"* ]]
+	[ -s "$WORK/o/runs/online-alone/online.ndjson" ]
+	[ ! -e "$WORK/o/runs/both-notify" ]
+	[ ! -e "$WORK/s/daemon.args" ]
+}
+
+@test "l3-colocate without hipcc or PyTorch: exit 5, says what to install" {
+	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
+	L3_KFD=/dev/null L3_BIN=$BATS_TEST_DIRNAME/../kit/standin \
+	L3_HIPCC=/nonexistent/hipcc run -5 "$KIT" --workloads hip --out "$WORK/o"
+	[[ "$output" == *"hipcc not found"* ]]
+}
+
+# The README's two example reports are the fixtures' real output: they
+# must not drift from the code.
+@test "README: the kit's example report is l3-analyze's output on the fixture" {
+	README=$BATS_TEST_DIRNAME/../../README.md
+	cp -r "$DEMO/runs" "$WORK/"
+	"$KIT" --analyze-only "$WORK" | grep -v '^plots:' > "$WORK/got" || true
+	awk '/^RUN             REQS/,/FAIL  \(2 failed\)/' "$README" > "$WORK/want"
+	[ -s "$WORK/want" ]
+	diff -u "$WORK/want" "$WORK/got"
+}
+
+@test "README: the snapshot example is gpreempt-ctl snapshot on the fixture root" {
+	CTL=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	README=$BATS_TEST_DIRNAME/../../README.md
+	"$CTL" snapshot --root "$BATS_TEST_DIRNAME/../unit/fixtures/snapshot_root" |
+		tail -n +2 > "$WORK/got"
+	awk '/^KFD topology: 3 nodes, 2 GPUs/,/^HQDs node 2 gpu 23373/' "$README" > "$WORK/want"
+	[ -s "$WORK/want" ]
+	diff -u "$WORK/want" "$WORK/got"
+}
