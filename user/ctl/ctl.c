@@ -34,6 +34,10 @@ int main(int argc, char **argv)
 		return ctl_cmd_check(&a);
 	case CTL_DAEMON:
 		return ctl_cmd_daemon(&a);
+	case CTL_NOTIFY:
+		return ctl_cmd_notify(&a);
+	case CTL_POLICY:
+		return ctl_cmd_policy(&a);
 	case CTL_NONE:
 		break;
 	}

@@ -134,6 +134,8 @@ static const char top_help[] =
 "  status    who holds which process\n"
 "  check     what this kernel and user allow, and why not\n"
 "  daemon    hold sessions for many targets, serve a Unix socket\n"
+"  notify    tell the daemon's arbiter: online busy / idle\n"
+"  policy    the arbiter's state and counters; --replay a trace\n"
 "\n"
 "  -j, --json      one JSON object per line on stdout\n"
 "  -v, --verbose   more detail\n"
@@ -309,8 +311,10 @@ int ctl_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
 	}
 	if (k == argc)
 		return usage_err(err, "missing COMMAND%s", "");
-	if (!strcmp(argv[k], "daemon")) {
-		a->cmd = CTL_DAEMON;
+	if (!strcmp(argv[k], "daemon") || !strcmp(argv[k], "notify") ||
+	    !strcmp(argv[k], "policy")) {
+		a->cmd = argv[k][0] == 'd' ? CTL_DAEMON :
+			 argv[k][0] == 'n' ? CTL_NOTIFY : CTL_POLICY;
 		a->sub_argc = argc - k;
 		a->sub_argv = argv + k;
 		return 0;

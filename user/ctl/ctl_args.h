@@ -24,6 +24,8 @@ enum ctl_cmd {
 	CTL_STATUS,
 	CTL_CHECK,
 	CTL_DAEMON,
+	CTL_NOTIFY,		/* ctl_policy.c: own parser, like daemon */
+	CTL_POLICY,
 };
 
 struct ctl_args {
@@ -41,7 +43,7 @@ struct ctl_args {
 				   * runtime to enable debug support */
 	const char *socket;	/* NULL: PROTO_DEFAULT_SOCKET */
 	bool no_daemon;		/* never talk to the daemon */
-	/* `daemon` only: its own argv (argv[0] = "daemon"), parsed by
+	/* `daemon`, `notify`, `policy`: their own argv (argv[0] = "daemon"), parsed by
 	 * the daemon's code. */
 	int sub_argc;
 	char **sub_argv;

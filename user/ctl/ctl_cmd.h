@@ -21,6 +21,9 @@ int ctl_cmd_status(const struct ctl_args *a);
 int ctl_cmd_check(const struct ctl_args *a);
 /* `daemon`: the daemon's own parser, then its loop or --send. */
 int ctl_cmd_daemon(const struct ctl_args *a);
+/* `notify`, `policy`: the arbiter's client and replay (ctl_policy.c). */
+int ctl_cmd_notify(const struct ctl_args *a);
+int ctl_cmd_policy(const struct ctl_args *a);
 
 /* How results are printed. */
 struct ctl_out {

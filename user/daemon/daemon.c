@@ -64,6 +64,7 @@ static int loop(struct daemon *d)
 			while (read(d->tfd, &ticks, sizeof(ticks)) > 0)
 				;
 		targets_watchdog(d);
+		arbiter_tick(d);
 		/* clients polled this round, last first: closing one moves
 		 * the last into its slot */
 		for (i = nc; i-- > 0;)
@@ -93,7 +94,7 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 	if (d->tfd < 0)
 		return gp_err_set(e, GP_EXIT_FAILURE, errno, "timerfd: %s",
 				  strerror(errno));
-	if (dsock_open(d, e))
+	if (dsock_open(d, e) || arbiter_start(d, e))
 		return -1;
 	fmt_ns(hold, sizeof(hold), d->max_hold_ns);
 	dlog("listening on %s (%s; --max-hold %s; %s)", d->path,
@@ -124,6 +125,7 @@ int daemon_main(const struct daemon_opts *o)
 		ret = e.exit ? e.exit : GP_EXIT_FAILURE;
 	} else {
 		targets_shutdown(&d, loop(&d));
+	arbiter_stop(&d);
 	}
 	while (d.n_c)
 		client_close(&d, d.n_c - 1);

@@ -29,6 +29,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "arbiter.h"
+
 #define DAEMON_DEFAULT_MAX_HOLD_NS (10ULL * 1000000000ULL)
 /* Connected clients at once; more are told so and closed. */
 #define DAEMON_MAX_CLIENTS 64
@@ -41,6 +43,7 @@ struct daemon_opts {
 	const char *send;	/* client mode (ctl_send_raw): this line */
 	bool verbose;		/* log every request */
 	bool help;		/* --help printed: exit 0 */
+	struct arbiter_opts arb;	/* arbiter.h (--online, --offline, ...) */
 };
 
 /*

@@ -65,6 +65,7 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT:
 		state->out_stream = p->out;
 		state->err_stream = p->err;
+		state->child_inputs[0] = &o->arb;
 		break;
 	case 's':
 		if (!*arg) {
@@ -113,9 +114,13 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
 		 FILE *err)
 {
+	static const struct argp_child children[] = {
+		{ &arbiter_argp, 0, "Arbitration (docs/arbiter.md):", 0 },
+		{ 0 },
+	};
 	struct argp ap = {
 		.options = daemon_options, .parser = daemon_opt,
-		.doc = daemon_doc,
+		.doc = daemon_doc, .children = children,
 	};
 	struct dparse p = { o, out, err };
 	char name[] = DAEMON_PROG;

@@ -65,6 +65,7 @@ void client_close(struct daemon *d, uint32_t i)
 {
 	struct client *c = d->c[i];
 
+	arbiter_client_closed(d, c);	/* its busy ends (arbiter.h) */
 	close(c->fd);
 	free(c->out);
 	free(c);

@@ -52,6 +52,7 @@ struct daemon {
 	uint32_t n_t;
 	struct client *c[DAEMON_MAX_CLIENTS];
 	uint32_t n_c;
+	struct arbiter *arb;	/* NULL unless arbitrating (arbiter.h) */
 };
 
 /* daemon_log.c: one timestamped line on stderr. */

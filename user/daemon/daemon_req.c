@@ -127,6 +127,8 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 	struct proto_req q;
 	struct gp_err e = {};
 
+	if (arbiter_request(d, c, line, len))
+		return;
 	if (proto_parse_request(line, len, &q, &e)) {
 		dlog("refused a request from pid %d uid %u: %s", c->pid,
 		     c->uid, e.msg);

@@ -24,6 +24,7 @@ struct target *target_find(struct daemon *d, pid_t pid)
 
 void target_drop(struct daemon *d, struct target *t)
 {
+	arbiter_target_gone(d, t->pid);
 	session_close(t->s);
 	*t = d->t[--d->n_t];
 }
@@ -149,6 +150,8 @@ void targets_arm_watchdog(struct daemon *d)
 		if (d->t[i].deadline &&
 		    (!first || d->t[i].deadline < first))
 			first = d->t[i].deadline;
+	if (arbiter_deadline(d) && (!first || arbiter_deadline(d) < first))
+		first = arbiter_deadline(d);
 	if (first) {
 		its.it_value.tv_sec = first / NSEC_PER_SEC;
 		its.it_value.tv_nsec = first % NSEC_PER_SEC;

@@ -325,8 +325,9 @@ out:
 	return ret;
 }
 
-/* "2.000 ms": fixed forms, so printed output can be compared exactly. */
-static const char *fmt_ns(char *b, size_t len, uint64_t ns)
+/* "2.000 ms", "66.7 us": util.h's fmt_ns stops at ms, replay needs us;
+ * fixed forms, so printed output can be compared exactly. */
+static const char *dur_str(char *b, size_t len, uint64_t ns)
 {
 	if (ns < 1000)
 		snprintf(b, len, "%" PRIu64 " ns", ns);
@@ -358,17 +359,17 @@ static void print_text(FILE *f, const char *name,
 
 	fprintf(f, "replay %s: %" PRIu64 " events over %s (%" PRIu64
 		" lines skipped, %" PRIu64 " unmatched idle)\n", name,
-		r->events, fmt_ns(a, sizeof(a), r->duration_ns), r->skipped,
+		r->events, dur_str(a, sizeof(a), r->duration_ns), r->skipped,
 		r->unmatched);
 	fprintf(f, "policy: resume-after %s, min-offline-share %u%%, "
 		"window %s, max-hold %s\n",
-		fmt_ns(a, sizeof(a), c->pol.resume_after_ns),
-		c->pol.min_offline_share, fmt_ns(b, sizeof(b), c->pol.window_ns),
-		c->pol.max_hold_ns ? fmt_ns(d, sizeof(d), c->pol.max_hold_ns) :
+		dur_str(a, sizeof(a), c->pol.resume_after_ns),
+		c->pol.min_offline_share, dur_str(b, sizeof(b), c->pol.window_ns),
+		c->pol.max_hold_ns ? dur_str(d, sizeof(d), c->pol.max_hold_ns) :
 				     "none");
 	fprintf(f, "costs: suspend %s, resume %s; %d offline process%s\n",
-		fmt_ns(a, sizeof(a), c->suspend_cost_ns),
-		fmt_ns(b, sizeof(b), c->resume_cost_ns), c->n_offline,
+		dur_str(a, sizeof(a), c->suspend_cost_ns),
+		dur_str(b, sizeof(b), c->resume_cost_ns), c->n_offline,
 		c->n_offline == 1 ? "" : "es");
 	fprintf(f, "online busy:    %s%% in %" PRIu64 " busy periods\n",
 		fmt_pct(a, sizeof(a), r->busy_ns, r->duration_ns),
@@ -384,10 +385,10 @@ static void print_text(FILE *f, const char *name,
 		PRIu64 " resume)\n", r->suspend_ops + r->resume_ops,
 		r->suspend_ops, r->resume_ops);
 	fprintf(f, "online wait:    %s in total, %s per busy period on "
-		"average, %s at most\n", fmt_ns(a, sizeof(a), r->wait_total_ns),
-		fmt_ns(b, sizeof(b), r->busy_periods ?
+		"average, %s at most\n", dur_str(a, sizeof(a), r->wait_total_ns),
+		dur_str(b, sizeof(b), r->busy_periods ?
 		       r->wait_total_ns / r->busy_periods : 0),
-		fmt_ns(d, sizeof(d), r->wait_max_ns));
+		dur_str(d, sizeof(d), r->wait_max_ns));
 	if (!r->busy_periods)
 		return;
 	for (i = 0; i < 32; i++)

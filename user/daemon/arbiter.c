@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's arbiter: the process table, the KFD scan that finds
+ * offline processes as they appear, and the policy's actions carried out
+ * on warm sessions (arbiter.h). The socket verbs are in arbiter_req.c.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arbiter_int.h"
+#include "util.h"
+
+static struct arbiter arb_storage;
+
+int arbiter_start(struct daemon *d, struct gp_err *e)
+{
+	struct arbiter *a = &arb_storage;
+	const struct arbiter_opts *o = &d->o->arb;
+	char ra[32], win[32];
+
+	if (!o->enabled)
+		return 0;
+	memset(a, 0, sizeof(*a));
+	a->o = o;
+	a->cfg = o->pol;
+	a->cls = o->cls;
+	/* The policy ends a suspension at --max-hold itself, before the
+	 * watchdog (whose hold starts after the ioctl) would. */
+	a->cfg.max_hold_ns = d->max_hold_ns;
+	a->started = monotonic_ns();
+	gp_policy_init(&a->pol, &a->cfg, a->started);
+	d->arb = a;
+	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
+	fmt_ns(win, sizeof(win), a->cfg.window_ns);
+	dlog("arbiter: %d online and %d offline selector%s, detect notify, "
+	     "--resume-after %s, --min-offline-share %u%%, --window %s",
+	     o->cls.n_online, o->cls.n_offline,
+	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", ra,
+	     a->cfg.min_offline_share, win);
+	return 0;
+}
+
+void arbiter_stop(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	int i;
+
+	if (!a)
+		return;
+	/* targets_shutdown resumes and detaches every session. */
+	for (i = 0; i < a->n; i++)
+		if (a->p[i].pidfd >= 0)
+			close(a->p[i].pidfd);
+	d->arb = NULL;
+}
+
+struct arb_proc *arb_find(struct arbiter *a, int pid)
+{
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->p[i].pid == pid)
+			return &a->p[i];
+	return NULL;
+}
+
+struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
+			 enum gp_pclass cls)
+{
+	struct arb_proc *p;
+
+	if (a->n == ARB_MAX_PROCS)
+		return NULL;
+	p = &a->p[a->n++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pd->pid;
+	p->uid = pd->uid;
+	p->cls = cls;
+	snprintf(p->comm, sizeof(p->comm), "%s", pd->comm);
+	/* Exit is seen on the pidfd, never confused with a reused pid. */
+	p->pidfd = syscall(SYS_pidfd_open, pd->pid, 0);
+	return p;
+}
+
+static void arb_remove(struct arbiter *a, struct arb_proc *p)
+{
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	*p = a->p[--a->n];
+}
+
+/* Carries out the policy's actions, each one KFD ioctl on a warm session. */
+void arb_apply(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	int i;
+
+	for (i = 0; i < a->act.n; i++) {
+		const struct gp_paction *x = &a->act.a[i];
+		bool susp = x->op == GP_POP_SUSPEND;
+		struct session_op op = {};
+		struct gp_err e = {};
+		struct target *t = target_find(d, x->pid);
+		uint64_t t0, dt;
+		int r;
+
+		if (!t) {
+			if (susp)
+				gp_policy_failed(&a->pol, monotonic_ns(),
+						 x->pid, x->op);
+			continue;
+		}
+		t0 = monotonic_ns();
+		if (susp && x->cause == GP_CAUSE_BUSY && a->trigger_ns)
+			gp_policy_hist_add(&a->pol.st.trigger_to_suspend,
+					   t0 - a->trigger_ns);
+		r = susp ? session_suspend(t->s, NULL, 0, 0, &op, &e) :
+			   session_resume(t->s, NULL, 0, &op, &e);
+		dt = monotonic_ns() - t0;
+		gp_policy_hist_add(susp ? &a->pol.st.suspend_ioctl :
+					  &a->pol.st.resume_ioctl, dt);
+		if (susp && op.ret >= 0)
+			hold_start(d, t, 0);
+		else if (!susp)
+			hold_end(t);
+		if (r && r != GP_EXIT_PARTIAL) {
+			dlog("arbiter: %s pid %d (%s) failed: %s",
+			     gp_pop_name(x->op), x->pid,
+			     gp_pcause_name(x->cause), e.msg);
+			gp_policy_failed(&a->pol, monotonic_ns(), x->pid,
+					 x->op);
+		} else {
+			dlog("arbiter: %s pid %d (%s): %u queues, %u ok, "
+			     "%.3f ms", gp_pop_name(x->op), x->pid,
+			     gp_pcause_name(x->cause), op.n, op.n_ok,
+			     dt / 1e6);
+		}
+		session_op_free(&op);
+	}
+	a->act.n = 0;
+}
+
+/* An offline process joins: warm session now, then the policy. */
+void arb_offline_join(struct daemon *d, struct arb_proc *p)
+{
+	struct arbiter *a = d->arb;
+	struct gp_err e = {};
+	uint64_t now = monotonic_ns();
+
+	if (now < p->retry_at)
+		return;
+	if (!target_get(d, p->pid, &e)) {
+		/* No runtime yet, or refused: try again later, quietly. */
+		if (!p->retry_at)
+			dlog("arbiter: offline pid %d (%s): cannot attach yet: "
+			     "%s", p->pid, p->comm, e.msg);
+		p->retry_at = now + NSEC_PER_SEC;
+		return;
+	}
+	p->joined = true;
+	gp_policy_offline_attached(&a->pol, monotonic_ns(), p->pid, &a->act);
+	dlog("arbiter: offline pid %d (%s) attached%s", p->pid, p->comm,
+	     a->act.n ? ", online busy: suspending" : "");
+	arb_apply(d);
+}
+
+/* A process leaves its class (exit or classify). */
+void arb_leave(struct daemon *d, struct arb_proc *p, const char *why)
+{
+	struct arbiter *a = d->arb;
+	uint64_t now = monotonic_ns();
+
+	if (p->cls == GP_CLASS_OFFLINE && p->joined) {
+		gp_policy_offline_gone(&a->pol, now, p->pid, &a->act);
+		p->joined = false;
+	} else if (p->cls == GP_CLASS_ONLINE) {
+		gp_policy_online_gone(&a->pol, now, p->pid, &a->act);
+	}
+	dlog("arbiter: %s pid %d (%s) %s", gp_pclass_name(p->cls), p->pid,
+	     p->comm, why);
+	arb_apply(d);
+}
+
+static bool exited(const struct arb_proc *p)
+{
+	struct pollfd f = { p->pidfd, POLLIN, 0 };
+
+	if (p->pidfd < 0)
+		return kill(p->pid, 0) && errno == ESRCH;
+	return poll(&f, 1, 0) > 0;
+}
+
+/* A KFD process not seen before: classify it. */
+static void arb_discover(struct daemon *d, int pid)
+{
+	struct arbiter *a = d->arb;
+	struct gp_proc_desc pd;
+	enum gp_pclass cls;
+	struct arb_proc *p;
+	char err[512];
+
+	if (pid == getpid() || gp_proc_describe("/proc", pid, &pd))
+		return;
+	if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
+		/* Logged once: the entry stays, class none. */
+		p = arb_add(a, &pd, GP_CLASS_NONE);
+		if (p)
+			p->conflict = true;
+		dlog("arbiter: %s: left alone", err);
+		return;
+	}
+	p = arb_add(a, &pd, cls);
+	if (!p)
+		return;
+	if (cls != GP_CLASS_NONE)
+		dlog("arbiter: found %s pid %d (%s)", gp_pclass_name(cls), pid,
+		     pd.comm);
+}
+
+static void arb_scan(struct daemon *d)
+{
+	const char *dir = d->arb->o->kfd_proc_dir ? d->arb->o->kfd_proc_dir :
+			  ARB_KFD_PROC_DIR;
+	struct arbiter *a = d->arb;
+	struct dirent *de;
+	DIR *dp = opendir(dir);
+	int i, pid;
+
+	while (dp && (de = readdir(dp))) {
+		if (parse_pid(de->d_name, &pid))
+			continue;
+		if (!arb_find(a, pid))
+			arb_discover(d, pid);
+	}
+	if (dp)
+		closedir(dp);
+	for (i = a->n; i-- > 0;) {
+		struct arb_proc *p = &a->p[i];
+
+		if (exited(p)) {
+			if (p->cls != GP_CLASS_NONE)
+				arb_leave(d, p, "exited");
+			arb_remove(a, p);
+		} else if (p->cls == GP_CLASS_OFFLINE && !p->joined) {
+			arb_offline_join(d, p);
+		}
+	}
+}
+
+void arbiter_tick(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	uint64_t now;
+
+	if (!a)
+		return;
+	now = monotonic_ns();
+	if (now >= a->next_scan) {
+		arb_scan(d);
+		a->next_scan = now + ARB_SCAN_MS * NSEC_PER_MSEC;
+	}
+	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
+	arb_apply(d);
+}
+
+uint64_t arbiter_deadline(const struct daemon *d)
+{
+	const struct arbiter *a = d->arb;
+	uint64_t p;
+
+	if (!a)
+		return 0;
+	p = gp_policy_next_deadline(&a->pol);
+	return p < a->next_scan ? p : a->next_scan;
+}
+
+void arbiter_client_closed(struct daemon *d, struct client *c)
+{
+	struct arbiter *a = d->arb;
+	bool was;
+
+	if (!a)
+		return;
+	was = gp_policy_online_busy(&a->pol);
+	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
+				&a->act);
+	if (was && !gp_policy_online_busy(&a->pol))
+		dlog("arbiter: connection of pid %d closed: its busy ends",
+		     c->pid);
+	arb_apply(d);
+}
+
+void arbiter_target_gone(struct daemon *d, int pid)
+{
+	struct arbiter *a = d->arb;
+	struct arb_proc *p;
+
+	if (!a || !(p = arb_find(a, pid)) || p->cls != GP_CLASS_OFFLINE ||
+	    !p->joined)
+		return;
+	/* The session is gone (exit or detach): nothing to resume. */
+	gp_policy_offline_gone(&a->pol, monotonic_ns(), pid, &a->act);
+	a->act.n = 0;
+	p->joined = false;
+	p->retry_at = monotonic_ns() + NSEC_PER_SEC;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the arbiter's files share (arbiter.h). */
+#ifndef GP_ARBITER_INT_H
+#define GP_ARBITER_INT_H
+
+#include "arbiter.h"
+#include "daemon_int.h"
+#include "exitcodes.h"
+
+/* A process the arbiter knows: found by the KFD scan or named by a
+ * busy/idle/classify request. */
+struct arb_proc {
+	int pid;
+	uid_t uid;		/* real uid: who may signal for it */
+	enum gp_pclass cls;
+	char comm[16];
+	int pidfd;		/* exit detection; -1 if pidfd_open failed */
+	bool joined;		/* offline: attached and in the policy */
+	bool conflict;		/* matched both classes: left alone */
+	uint64_t retry_at;	/* offline: next attach attempt */
+};
+
+struct arbiter {
+	const struct arbiter_opts *o;
+	struct gp_policy_cfg cfg;
+	struct gp_classifier cls;	/* selectors + run-time classes */
+	struct gp_policy pol;
+	struct gp_pactions act;
+	uint64_t started, next_scan;
+	uint64_t trigger_ns;	/* when the last busy arrived */
+	int n;
+	struct arb_proc p[ARB_MAX_PROCS];
+};
+
+struct arb_proc *arb_find(struct arbiter *a, int pid);
+struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
+			 enum gp_pclass cls);
+void arb_apply(struct daemon *d);
+void arb_offline_join(struct daemon *d, struct arb_proc *p);
+void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
+
+#endif
