@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arb_proto.h"
+#include "gp_notify.h"
 #include "ctl_cmd.h"
 #include "ctl_conn.h"
 #include "exitcodes.h"
@@ -22,12 +23,13 @@
 
 struct pol_args {
 	const char *socket, *replay;
-	bool json, busy, verb_set, help;
+	bool json, busy, verb_set, help, hold;
 	int pid;
 	struct gp_replay_cfg rc;
 };
 
-enum { O_PID = 'p', O_SOCK = 's', O_JSON = 'j', O_REPLAY = 0x300,
+enum { O_PID = 'p', O_SOCK = 's', O_JSON = 'j', O_HOLD_CONN = 0x2ff,
+       O_REPLAY = 0x300,
        O_SCOST, O_RCOST, O_NOFF, O_RA, O_SHARE, O_WIN, O_HOLD };
 
 static const struct argp_option notify_opts[] = {
@@ -35,6 +37,9 @@ static const struct argp_option notify_opts[] = {
 	  "gpreempt-ctl's parent)", 0 },
 	{ "socket", O_SOCK, "PATH", 0, "The daemon's socket", 0 },
 	{ "json", O_JSON, NULL, 0, "Errors also as JSON on stdout", 0 },
+	{ "hold", O_HOLD_CONN, NULL, 0, "busy: keep the connection and the "
+	  "busy until stdin ends or this process is killed (a job that is "
+	  "online while it runs)", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{ 0 },
 };
@@ -83,6 +88,9 @@ static error_t pol_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_JSON:
 		p->json = true;
+		return 0;
+	case O_HOLD_CONN:
+		p->hold = true;
 		return 0;
 	case O_REPLAY:
 		p->replay = arg;
@@ -209,40 +217,62 @@ out:
 	return r;
 }
 
-static void ignore(void *ctx, const char *l) { }
-
 int ctl_cmd_notify(const struct ctl_args *a)
 {
 	struct pol_args p;
 	struct arb_req q = { 0 };
 	struct gp_err e = {};
 	struct ctl_out o;
-	char req[128];
-	int r = parse_sub(a, notify_opts, "busy|idle",
+	char req[128], msg[400] = "", c;
+	int fd, r = parse_sub(a, notify_opts, "busy|idle",
 			  "Tell the daemon's arbiter that online work starts "
 			  "(busy) or ends (idle). The busy belongs to the pid "
 			  "(scope=pid) and ends with 'notify idle' or the "
-			  "pid's exit. Servers keep a connection open and "
-			  "send 'busy'/'idle' lines instead (README).\v"
-			  "EXAMPLES:\n"
+			  "pid's exit; with --hold it belongs to this "
+			  "connection and ends when gpreempt-ctl ends. "
+			  "Servers keep a connection open and send "
+			  "'busy'/'idle' lines instead (gp_notify.h, README)."
+			  "\vEXAMPLES:\n"
 			  "    gpreempt-ctl notify busy --pid 4242\n"
-			  "    gpreempt-ctl notify idle --pid 4242\n", &p);
+			  "    gpreempt-ctl notify idle --pid 4242\n"
+			  "    gpreempt-ctl notify busy --pid 4242 --hold "
+			  "< fifo   # busy until the fifo closes\n", &p);
 
 	if (r || p.help)
 		return r;
 	o = (struct ctl_out){ .json = p.json };
-	if (!p.verb_set) {
+	if (!p.verb_set || (p.hold && !p.busy)) {
 		gp_err_set(&e, GP_EXIT_USAGE, EINVAL, "notify: say busy or "
-			   "idle");
+			   "idle (--hold only with busy)");
 		return ctl_report(&o, &e);
 	}
 	q.verb = p.busy ? ARB_BUSY : ARB_IDLE;
 	q.pid = p.pid ? p.pid : getppid();
-	q.pid_scope = true;
+	q.pid_scope = !p.hold;
 	arb_format_request(req, sizeof(req), &q);
-	if (roundtrip(p.socket ? p.socket : PROTO_DEFAULT_SOCKET, req, &e,
-		      ignore, NULL))
+	/* The same client servers embed (gp_notify.h). */
+	fd = gp_notify_open(p.socket ? p.socket : PROTO_DEFAULT_SOCKET);
+	if (fd < 0) {
+		ctl_connect(p.socket ? p.socket : PROTO_DEFAULT_SOCKET, &e);
 		return ctl_report(&o, &e);
+	}
+	r = gp_notify_send(fd, req, msg, sizeof(msg));
+	if (r) {
+		if (r < 0)
+			gp_err_set(&e, GP_EXIT_DAEMON, -r, "no reply from the "
+				   "daemon: %s", strerror(-r));
+		else
+			gp_err_set(&e, r, 0, "%s", msg);
+		gp_notify_close(fd);
+		return ctl_report(&o, &e);
+	}
+	if (p.hold) {
+		printf("busy for pid %d until this ends\n", q.pid);
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+	}
+	gp_notify_close(fd);
 	return GP_EXIT_OK;
 }
 
@@ -278,6 +308,19 @@ static void print_hist_text(FILE *f, const struct arb_kv *kv)
 	gp_print_log2_hist(f, us, GP_MAX_SLOTS, "usecs");
 }
 
+/* "3,0,1": log2 ns slots as a JSON array of counts. */
+static void json_slots(struct json *j, const char *s)
+{
+	char *end;
+
+	json_arr_open(j, "slots_ns_log2");
+	while (*s) {
+		json_u64(j, NULL, strtoull(s, &end, 10));
+		s = *end ? end + 1 : end;
+	}
+	json_arr_close(j);
+}
+
 static void pol_line(void *ctx, const char *l)
 {
 	struct pol_print *pp = ctx;
@@ -291,7 +334,10 @@ static void pol_line(void *ctx, const char *l)
 		json_begin(&j, pp->f);
 		json_str(&j, "type", kv.kind);
 		for (i = 0; i < kv.n; i++)
-			if (all_digits(kv.val[i]) && strlen(kv.val[i]) < 20)
+			if (!strcmp(kv.key[i], "slots"))
+				json_slots(&j, kv.val[i]);
+			else if (all_digits(kv.val[i]) &&
+				 strlen(kv.val[i]) < 20)
 				json_u64(&j, kv.key[i],
 					 strtoull(kv.val[i], NULL, 10));
 			else
