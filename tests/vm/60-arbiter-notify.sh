@@ -17,8 +17,12 @@ SOCK=/tmp/arb.sock
 TR=/tmp/arb-trace.json
 LOG=/tmp/arb.log
 
-# now_ns: CLOCK_BOOTTIME (the tracer's ts_boot_ns) via /proc/uptime, 10 ms.
-now_ns() { awk '{ printf "%d\n", $1 * 1000000000 }' /proc/uptime; }
+# now_ns: CLOCK_BOOTTIME (the tracer's ts_boot_ns) via /proc/uptime, 10 ms
+# steps ("12.34"); string-built: busybox awk's %d stops at 2^31.
+now_ns() {
+	read -r _up _ < /proc/uptime
+	echo "${_up%.*}${_up#*.}0000000"
+}
 
 # ev_count OP PID SINCE_NS: kernel events OP for target PID since then.
 ev_count() {
@@ -67,6 +71,7 @@ cleanup() {
 
 # A non-root uid for the refusal test (as 40-daemon.sh sets it up).
 grep -q '^nobody:' /etc/passwd 2>/dev/null || {
+	mkdir -p /etc
 	grep -q '^root:' /etc/passwd 2>/dev/null ||
 		echo 'root:x:0:0:root:/:/bin/sh' >> /etc/passwd
 	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
@@ -85,7 +90,7 @@ T1=$TPID
 ctl_target off2 open runtime-enable ready:/tmp/off2.ready wait:300000
 T2=$TPID
 rm -f /tmp/arb.ready
-gpreempt-ctl daemon --socket $SOCK --ready /tmp/arb.ready --group nogroup \
+gpreempt-ctl daemon --socket $SOCK --ready /tmp/arb.ready --group 65534 \
 	--online cmdline=online-standin --offline cmdline=ready:/tmp/off \
 	--resume-after 300ms --min-offline-share 20 --window 1s 2> $LOG &
 DPID=$!
