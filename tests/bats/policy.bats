@@ -121,3 +121,17 @@ policy_json() {
 	run -2 "$CTL" notify busy --pid $$ -s "$SOCK"
 	[[ "$output" == *"does not arbitrate"* ]]
 }
+
+@test "daemon: arbiter log lines are bounded per second" {
+	daemon_up --offline comm=no-such-job --resume-after 0
+	for _ in $(seq 150); do
+		"$CTL" notify busy --pid $$ -s "$SOCK"
+		"$CTL" notify idle --pid $$ -s "$SOCK"
+	done
+	run -0 policy_json
+	echo "$output" | jq -s -e '[.[] | select(.type == "arbiter")] | .[0].busy_periods == 150'
+	# lines per wall-clock second (HH:MM:SS prefix), arbiter lines only
+	max=$(grep "arbiter: " "$BATS_TEST_TMPDIR/d.log" | grep -v dropped |
+	      cut -c1-8 | uniq -c | awk '$1 > m { m = $1 } END { print m + 0 }')
+	[ "$max" -le 51 ]
+}

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -16,6 +17,36 @@
 #include "util.h"
 
 static struct arbiter arb_storage;
+
+/*
+ * Every decision is logged with its cause, and the log stays bounded: at
+ * most ARB_LOG_PER_SEC lines a second, then one line saying how many were
+ * dropped (the counters in `gpreempt-ctl policy` keep the totals).
+ */
+void alog(struct arbiter *a, const char *fmt, ...)
+{
+	uint64_t now = monotonic_ns();
+	char buf[512];
+	va_list ap;
+
+	if (now - a->log_sec >= NSEC_PER_SEC) {
+		if (a->log_dropped)
+			dlog("arbiter: %llu log lines dropped in the last "
+			     "second (at most %d/s; totals: gpreempt-ctl "
+			     "policy)", (unsigned long long)a->log_dropped,
+			     ARB_LOG_PER_SEC);
+		a->log_sec = now;
+		a->log_n = a->log_dropped = 0;
+	}
+	if (a->log_n++ >= ARB_LOG_PER_SEC) {
+		a->log_dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	dlog("arbiter: %s", buf);
+}
 
 int arbiter_start(struct daemon *d, struct gp_err *e)
 {
@@ -129,13 +160,13 @@ void arb_apply(struct daemon *d)
 		else if (!susp)
 			hold_end(t);
 		if (r && r != GP_EXIT_PARTIAL) {
-			dlog("arbiter: %s pid %d (%s) failed: %s",
+			alog(a, "%s pid %d (%s) failed: %s",
 			     gp_pop_name(x->op), x->pid,
 			     gp_pcause_name(x->cause), e.msg);
 			gp_policy_failed(&a->pol, monotonic_ns(), x->pid,
 					 x->op);
 		} else {
-			dlog("arbiter: %s pid %d (%s): %u queues, %u ok, "
+			alog(a, "%s pid %d (%s): %u queues, %u ok, "
 			     "%.3f ms", gp_pop_name(x->op), x->pid,
 			     gp_pcause_name(x->cause), op.n, op.n_ok,
 			     dt / 1e6);
@@ -157,14 +188,14 @@ void arb_offline_join(struct daemon *d, struct arb_proc *p)
 	if (!target_get(d, p->pid, &e)) {
 		/* No runtime yet, or refused: try again later, quietly. */
 		if (!p->retry_at)
-			dlog("arbiter: offline pid %d (%s): cannot attach yet: "
+			alog(a, "offline pid %d (%s): cannot attach yet: "
 			     "%s", p->pid, p->comm, e.msg);
 		p->retry_at = now + NSEC_PER_SEC;
 		return;
 	}
 	p->joined = true;
 	gp_policy_offline_attached(&a->pol, monotonic_ns(), p->pid, &a->act);
-	dlog("arbiter: offline pid %d (%s) attached%s", p->pid, p->comm,
+	alog(a, "offline pid %d (%s) attached%s", p->pid, p->comm,
 	     a->act.n ? ", online busy: suspending" : "");
 	arb_apply(d);
 }
@@ -181,7 +212,7 @@ void arb_leave(struct daemon *d, struct arb_proc *p, const char *why)
 	} else if (p->cls == GP_CLASS_ONLINE) {
 		gp_policy_online_gone(&a->pol, now, p->pid, &a->act);
 	}
-	dlog("arbiter: %s pid %d (%s) %s", gp_pclass_name(p->cls), p->pid,
+	alog(a, "%s pid %d (%s) %s", gp_pclass_name(p->cls), p->pid,
 	     p->comm, why);
 	arb_apply(d);
 }
@@ -211,14 +242,14 @@ static void arb_discover(struct daemon *d, int pid)
 		p = arb_add(a, &pd, GP_CLASS_NONE);
 		if (p)
 			p->conflict = true;
-		dlog("arbiter: %s: left alone", err);
+		alog(a, "%s: left alone", err);
 		return;
 	}
 	p = arb_add(a, &pd, cls);
 	if (!p)
 		return;
 	if (cls != GP_CLASS_NONE)
-		dlog("arbiter: found %s pid %d (%s)", gp_pclass_name(cls), pid,
+		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pid,
 		     pd.comm);
 }
 
@@ -290,7 +321,7 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
 				&a->act);
 	if (was && !gp_policy_online_busy(&a->pol))
-		dlog("arbiter: connection of pid %d closed: its busy ends",
+		alog(a, "connection of pid %d closed: its busy ends",
 		     c->pid);
 	arb_apply(d);
 }

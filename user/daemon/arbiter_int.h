@@ -28,10 +28,14 @@ struct arbiter {
 	struct gp_pactions act;
 	uint64_t started, next_scan;
 	uint64_t trigger_ns;	/* when the last busy arrived */
+	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };
 
+#define ARB_LOG_PER_SEC 50
+void alog(struct arbiter *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 struct arb_proc *arb_find(struct arbiter *a, int pid);
 struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 			 enum gp_pclass cls);

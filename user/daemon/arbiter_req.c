@@ -96,14 +96,14 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 		goto err;
 	}
 	if (was != gp_policy_online_busy(&a->pol) || d->o->verbose)
-		dlog("arbiter: %s from pid %d for pid %d (%s)",
+		alog(a, "%s from pid %d for pid %d (%s)",
 		     busy ? "busy" : "idle", c->pid, pid, p->comm);
 	/* Reply after the ioctls: "ok" to busy means offline is suspended. */
 	arb_apply(d);
 	reply_ok(c);
 	return;
 err:
-	dlog("arbiter: refused %s from pid %d uid %u: %s", busy ? "busy" :
+	alog(a, "refused %s from pid %d uid %u: %s", busy ? "busy" :
 	     "idle", c->pid, c->uid, e.msg);
 	reply_err(c, &e);
 }
@@ -140,7 +140,7 @@ static void do_classify(struct daemon *d, struct client *c,
 	} else if (!p) {
 		p = arb_add(a, &pd, q->cls);
 	}
-	dlog("arbiter: pid %d (%s) classified %s by pid %d uid %u", q->pid,
+	alog(a, "pid %d (%s) classified %s by pid %d uid %u", q->pid,
 	     pd.comm, gp_pclass_name(q->cls), c->pid, c->uid);
 	if (p && p->cls == GP_CLASS_OFFLINE && !p->joined) {
 		p->retry_at = 0;
