@@ -41,10 +41,18 @@ for K in $KS; do
 		2> /tmp/arbb.log &
 	dpid=$!
 	j=0
-	while [ "$(grep -c ' attached' /tmp/arbb.log)" -lt "$K" ] && [ $j -lt 300 ]; do
+	while [ ! -e /tmp/arbb.ready ] && [ $j -lt 300 ]; do
 		sleep 0.1; j=$((j + 1))
 	done
-	echo "BENCH info K=$K attached $(grep -c ' attached' /tmp/arbb.log)"
+	att() {
+		_c=$(grep -c 'offline pid .* attached' /tmp/arbb.log 2>/dev/null)
+		echo "${_c:-0}"
+	}
+	j=0
+	while [ "$(att)" -lt "$K" ] && [ $j -lt 300 ]; do
+		sleep 0.1; j=$((j + 1))
+	done
+	echo "BENCH info K=$K offline attached: $(att)"
 	arb-lat $S "$N" "$K" 1000
 	gpreempt-ctl policy -j -s $S | sed "s/^/BENCH pol $K /"
 	kill -TERM $dpid
