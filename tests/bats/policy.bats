@@ -64,8 +64,9 @@ policy_json() {
 	run -2 "$CTL" daemon -s "$SOCK" --min-offline-share 150
 	run -2 "$CTL" daemon -s "$SOCK" --window 0
 	run -2 "$CTL" daemon -s "$SOCK" --detect bogus
-	run -2 "$CTL" daemon -s "$SOCK" --detect queues
-	[[ "$output" == *"not wired into the daemon yet"* ]]
+	run -2 "$CTL" daemon -s "$SOCK" --detect notify,cpu
+	[[ "$output" == *"unknown signal 'cpu'"* ]]
+	run -2 "$CTL" daemon -s "$SOCK" --poll 0
 	[ ! -e "$SOCK" ]
 }
 

@@ -346,14 +346,16 @@ static void pol_line(void *ctx, const char *l)
 		return;
 	}
 	if (!strcmp(kv.kind, "arbiter")) {
-		fprintf(pp->f, "arbiter: %s (online %s); resume-after %s ns, "
+		fprintf(pp->f, "arbiter: %s (online %s; detect %s); "
+			"resume-after %s ns, "
 			"min-offline-share %s%%, window %s ns\n"
 			"since start: %s busy periods, %s suspends, %s resumes, "
 			"%s budget resumes, %s max-hold resumes, %s resumes "
 			"avoided, %s failures\n\nPID      CLASS    UID    "
 			"STATE\n", arb_kv_get(&kv, "state"),
 			!strcmp(arb_kv_get(&kv, "online_busy"), "1") ? "busy" :
-			"idle", arb_kv_get(&kv, "resume_after_ns"),
+			"idle", arb_kv_get(&kv, "detect"),
+			arb_kv_get(&kv, "resume_after_ns"),
 			arb_kv_get(&kv, "min_offline_share"),
 			arb_kv_get(&kv, "window_ns"),
 			arb_kv_get(&kv, "busy_periods"),
@@ -384,6 +386,17 @@ static void pol_line(void *ctx, const char *l)
 				arb_kv_get(&kv, "suspends"),
 				arb_kv_get(&kv, "failures"));
 		}
+	} else if (!strcmp(kv.kind, "watch")) {
+		fprintf(pp->f, "%-8s queues   %s watched, %s, %s of %s polls "
+			"busy%s%s\n", arb_kv_get(&kv, "pid"),
+			arb_kv_get(&kv, "queues"),
+			!strcmp(arb_kv_get(&kv, "busy") ? : "", "1") ? "busy" :
+			"idle", arb_kv_get(&kv, "busy_polls"),
+			arb_kv_get(&kv, "polls"),
+			strcmp(arb_kv_get(&kv, "err") ? : "0", "0") ?
+			", last read failed: errno " : "",
+			strcmp(arb_kv_get(&kv, "err") ? : "0", "0") ?
+			arb_kv_get(&kv, "err") : "");
 	} else if (!strcmp(kv.kind, "hist")) {
 		print_hist_text(pp->f, &kv);
 	}

@@ -64,14 +64,18 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	 * watchdog (whose hold starts after the ioctl) would. */
 	a->cfg.max_hold_ns = d->max_hold_ns;
 	a->started = monotonic_ns();
+	gp_qwatch_init(&a->qw);
 	gp_policy_init(&a->pol, &a->cfg, a->started);
 	d->arb = a;
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
-	dlog("arbiter: %d online and %d offline selector%s, detect notify, "
+	dlog("arbiter: %d online and %d offline selector%s, detect %s%s%s, "
 	     "--resume-after %s, --min-offline-share %u%%, --window %s",
 	     o->cls.n_online, o->cls.n_offline,
-	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", ra,
+	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s",
+	     o->detect_notify ? "notify" : "",
+	     o->detect_notify && o->detect_queues ? "," : "",
+	     o->detect_queues ? "queues" : "", ra,
 	     a->cfg.min_offline_share, win);
 	return 0;
 }
@@ -283,6 +287,48 @@ static void arb_scan(struct daemon *d)
 	}
 }
 
+/* The watcher saw an online process start or stop having work. */
+static void qw_busy(void *ctx, int pid, bool busy)
+{
+	struct daemon *d = ctx;
+	struct arbiter *a = d->arb;
+	uint64_t now = monotonic_ns();
+
+	if (busy) {
+		a->trigger_ns = now;
+		gp_policy_busy(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
+			       &a->act);
+	} else {
+		gp_policy_idle(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
+			       &a->act);
+	}
+	alog(a, "queues of pid %d: %s", pid, busy ? "busy (write > read)" :
+	     "idle (write == read)");
+}
+
+static void qw_lost(void *ctx, int pid, uint32_t qid, int err)
+{
+	struct daemon *d = ctx;
+
+	if (qid == UINT32_MAX)
+		alog(d->arb, "queues of pid %d: not readable: %s%s", pid,
+		     strerror(-err), err == -ESRCH ? " (exited)" : "");
+	else
+		alog(d->arb, "queue %u of pid %d: counters unreadable (%s): "
+		     "no longer watched", qid, pid, strerror(-err));
+}
+
+static void arb_poll_queues(struct daemon *d, uint64_t now)
+{
+	struct arbiter *a = d->arb;
+	const struct gp_qw_cb cb = { qw_busy, qw_lost, d };
+
+	if (!a->o->detect_queues || !a->qw.n || now < a->next_poll)
+		return;
+	gp_qwatch_poll(&a->qw, &cb);
+	a->next_poll = now + a->o->poll_ns;
+}
+
 void arbiter_tick(struct daemon *d)
 {
 	struct arbiter *a = d->arb;
@@ -295,6 +341,7 @@ void arbiter_tick(struct daemon *d)
 		arb_scan(d);
 		a->next_scan = now + ARB_SCAN_MS * NSEC_PER_MSEC;
 	}
+	arb_poll_queues(d, now);
 	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
 	arb_apply(d);
 }
@@ -307,7 +354,11 @@ uint64_t arbiter_deadline(const struct daemon *d)
 	if (!a)
 		return 0;
 	p = gp_policy_next_deadline(&a->pol);
-	return p < a->next_scan ? p : a->next_scan;
+	if (p > a->next_scan)
+		p = a->next_scan;
+	if (a->o->detect_queues && a->qw.n && a->next_poll < p)
+		p = a->next_poll;
+	return p;
 }
 
 void arbiter_client_closed(struct daemon *d, struct client *c)

@@ -20,8 +20,9 @@ static const struct argp_option arb_options[] = {
 	  "Offline (best-effort) processes, suspended while online is "
 	  "busy; same selectors; repeatable", 1 },
 	{ "detect", OPT_DETECT, "LIST", 0,
-	  "Online work signals: notify (busy/idle on the socket; default)",
-	  1 },
+	  "Online work signals, comma-separated: notify (busy/idle on the "
+	  "socket; default), queues (AQL queue counters of online processes "
+	  "given by 'watch' requests, polled every --poll)", 1 },
 	{ "resume-after", OPT_RESUME_AFTER, "DURATION", 0,
 	  "Resume offline once online is idle this long (default 2ms)", 1 },
 	{ "min-offline-share", OPT_SHARE, "PCT", 0,
@@ -64,19 +65,15 @@ static int detect(struct argp_state *state, struct arbiter_opts *o,
 		if (!strcmp(w, "notify")) {
 			o->detect_notify = true;
 		} else if (!strcmp(w, "queues")) {
-			/* The watcher (user/policy/qwatch.c) needs the
-			 * tracer's create-time capture (issue 11): not
-			 * wired into the daemon yet. Say so. */
-			argp_error(state, "--detect queues: the queue watcher "
-				   "is not wired into the daemon yet; use "
-				   "notify");
-			return EINVAL;
+			/* Queues are fed by 'watch' requests for now; the
+			 * tracer's create-time capture is the next feed. */
+			o->detect_queues = true;
 		} else {
 			argp_error(state, "--detect: unknown signal '%s' (use "
-				   "notify)", w);
+				   "notify, queues or notify,queues)", w);
 			return EINVAL;
 		}
-	if (!o->detect_notify) {
+	if (!o->detect_notify && !o->detect_queues) {
 		argp_error(state, "--detect: give at least one signal");
 		return EINVAL;
 	}

@@ -6,6 +6,10 @@
 #include "arbiter.h"
 #include "daemon_int.h"
 #include "exitcodes.h"
+#include "qwatch.h"
+
+/* The watcher's busy is a policy source of its own, one per pid. */
+#define ARB_SRC_QWATCH(pid) ((1ULL << 62) | (uint32_t)(pid))
 
 /* A process the arbiter knows: found by the KFD scan or named by a
  * busy/idle/classify request. */
@@ -29,6 +33,8 @@ struct arbiter {
 	uint64_t started, next_scan;
 	uint64_t trigger_ns;	/* when the last busy arrived */
 	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
+	uint64_t next_poll;
+	struct gp_qwatch qw;	/* --detect queues */
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };

@@ -152,6 +152,46 @@ err:
 	reply_err(c, &e);
 }
 
+/* watch: an online process's queue counters join the watcher. */
+static void do_watch(struct daemon *d, struct client *c,
+		     const struct arb_req *q)
+{
+	struct arbiter *a = d->arb;
+	struct gp_err e = {};
+	int r;
+
+	if (!a->o->detect_queues) {
+		gp_err_set(&e, GP_EXIT_USAGE, EINVAL, "queue detection is off: "
+			   "start the daemon with --detect queues (or "
+			   "notify,queues)");
+		goto err;
+	}
+	/* Reading another process's memory: root only. */
+	if (c->uid != 0) {
+		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "watch is for root: it "
+			   "reads pid %d's memory", q->pid);
+		goto err;
+	}
+	if (!online_of(d, q->pid, &e))
+		goto err;
+	r = gp_qwatch_add(&a->qw, q->pid, q->queue, q->wptr, q->rptr);
+	if (r) {
+		gp_err_set(&e, r == -EEXIST ? GP_EXIT_USAGE : GP_EXIT_BUSY, -r,
+			   r == -EEXIST ? "queue %u of pid %d is watched "
+			   "already" : "too many watched queues (%u of pid %d)",
+			   q->queue, q->pid);
+		goto err;
+	}
+	alog(a, "watching queue %u of pid %d (wptr 0x%llx, rptr 0x%llx)",
+	     q->queue, q->pid, (unsigned long long)q->wptr,
+	     (unsigned long long)q->rptr);
+	reply_ok(c);
+	return;
+err:
+	alog(a, "refused watch from pid %d uid %u: %s", c->pid, c->uid, e.msg);
+	reply_err(c, &e);
+}
+
 static void line(struct client *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void line(struct client *c, const char *fmt, ...)
@@ -193,12 +233,14 @@ static void do_policy(struct daemon *d, struct client *c)
 
 	gp_policy_tick(&a->pol, now, &a->act);
 	arb_apply(d);
-	line(c, "arbiter state=%s online_busy=%d detect=notify "
+	line(c, "arbiter state=%s online_busy=%d detect=%s "
 	     "resume_after_ns=%llu min_offline_share=%u window_ns=%llu "
 	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
 	     "budget_resumes=%llu max_hold_resumes=%llu "
 	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu\n",
 	     gp_pstate_name(a->pol.state), gp_policy_online_busy(&a->pol),
+	     a->o->detect_notify && a->o->detect_queues ? "notify,queues" :
+	     a->o->detect_queues ? "queues" : "notify",
 	     (unsigned long long)a->cfg.resume_after_ns,
 	     a->cfg.min_offline_share, (unsigned long long)a->cfg.window_ns,
 	     (unsigned long long)a->cfg.max_hold_ns,
@@ -236,6 +278,14 @@ static void do_policy(struct daemon *d, struct client *c)
 		     (unsigned long long)o->resumes,
 		     (unsigned long long)o->failures);
 	}
+	for (i = 0; i < a->qw.n; i++) {
+		const struct gp_qw_proc *w = &a->qw.p[i];
+
+		line(c, "watch pid=%d queues=%d busy=%d polls=%llu "
+		     "busy_polls=%llu err=%d\n", w->pid, w->nq, w->busy,
+		     (unsigned long long)w->polls,
+		     (unsigned long long)w->busy_polls, -w->err);
+	}
 	hist_line(c, "trigger_to_suspend", &s->trigger_to_suspend);
 	hist_line(c, "suspend_ioctl", &s->suspend_ioctl);
 	hist_line(c, "resume_ioctl", &s->resume_ioctl);
@@ -266,6 +316,8 @@ int arbiter_request(struct daemon *d, struct client *c, const char *l,
 		do_busy_idle(d, c, &q);
 	else if (q.verb == ARB_CLASSIFY)
 		do_classify(d, c, &q);
+	else if (q.verb == ARB_WATCH)
+		do_watch(d, c, &q);
 	else
 		do_policy(d, c);
 	return 1;

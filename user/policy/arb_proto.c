@@ -14,12 +14,36 @@ static int bad(struct gp_err *e, const char *why, const char *word, int n)
 			  word);
 }
 
+/* "0x" then 1..16 hex digits, non-zero, 8-byte aligned. */
+static int hex_addr(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n < 3 || n > 18 || s[0] != '0' || s[1] != 'x')
+		return -1;
+	for (i = 2; i < n; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (d < 0)
+			return -1;
+		v = v << 4 | d;
+	}
+	if (!v || v % 8)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 		      struct gp_err *e)
 {
 	static const char *const verbs[] = { NULL, "busy", "idle", "classify",
-					     "policy" };
+					     "policy", "watch" };
 	bool have_pid = false, have_scope = false, have_class = false;
+	bool have_q = false, have_w = false, have_r = false;
 	const char *p = line, *end = line + len, *w;
 	size_t vl;
 	int v;
@@ -30,10 +54,10 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 	if (line + vl > end)
 		vl = end - line;
 	memset(q, 0, sizeof(*q));
-	for (v = ARB_BUSY; v <= ARB_POLICY; v++)
+	for (v = ARB_BUSY; v <= ARB_WATCH; v++)
 		if (strlen(verbs[v]) == vl && !strncmp(line, verbs[v], vl))
 			break;
-	if (v > ARB_POLICY)
+	if (v > ARB_WATCH)
 		return 0;
 	q->verb = v;
 	for (p = line + vl; p < end;) {
@@ -81,11 +105,31 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 				return bad(e, "class is online, offline or "
 					   "none", w, wl);
 			have_class = true;
+		} else if (q->verb == ARB_WATCH && eq - w == 5 &&
+			   !strncmp(w, "queue", 5) && !have_q) {
+			uint64_t id;
+
+			if (parse_dec(eq + 1, w + wl - eq - 1, 0x3fffffff, &id))
+				return bad(e, "not a queue id", w, wl);
+			q->queue = id;
+			have_q = true;
+		} else if (q->verb == ARB_WATCH && eq - w == 4 &&
+			   (!strncmp(w, "wptr", 4) || !strncmp(w, "rptr", 4)) &&
+			   !(w[0] == 'w' ? have_w : have_r)) {
+			uint64_t *dst = w[0] == 'w' ? &q->wptr : &q->rptr;
+
+			if (hex_addr(eq + 1, w + wl - eq - 1, dst))
+				return bad(e, "not an address (0x and 1-16 hex "
+					   "digits, 8-byte aligned)", w, wl);
+			*(w[0] == 'w' ? &have_w : &have_r) = true;
 		} else {
 			return bad(e, "unknown or repeated key for this verb",
 				   w, wl);
 		}
 	}
+	if (q->verb == ARB_WATCH && (!have_pid || !have_q || !have_w || !have_r))
+		return gp_err_set(e, GP_EXIT_USAGE, EINVAL, "watch needs pid=N "
+				  "queue=ID wptr=0xADDR rptr=0xADDR");
 	if (q->verb == ARB_CLASSIFY && (!have_pid || !have_class))
 		return gp_err_set(e, GP_EXIT_USAGE, EINVAL, "classify needs "
 				  "pid=N and class=online|offline|none");
@@ -95,8 +139,8 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 int arb_format_request(char *buf, size_t len, const struct arb_req *q)
 {
 	static const char *const verbs[] = { "?", "busy", "idle", "classify",
-					     "policy" };
-	int n = snprintf(buf, len, "%s", verbs[q->verb <= ARB_POLICY ?
+					     "policy", "watch" };
+	int n = snprintf(buf, len, "%s", verbs[q->verb <= ARB_WATCH ?
 						q->verb : 0]);
 
 	if (q->pid)
@@ -108,6 +152,11 @@ int arb_format_request(char *buf, size_t len, const struct arb_req *q)
 	if (q->verb == ARB_CLASSIFY)
 		n += snprintf(buf + n, n < (int)len ? len - n : 0, " class=%s",
 			      gp_pclass_name(q->cls));
+	if (q->verb == ARB_WATCH)
+		n += snprintf(buf + n, n < (int)len ? len - n : 0,
+			      " queue=%u wptr=0x%llx rptr=0x%llx", q->queue,
+			      (unsigned long long)q->wptr,
+			      (unsigned long long)q->rptr);
 	n += snprintf(buf + n, n < (int)len ? len - n : 0, "\n");
 	return n < (int)len ? n : -ENOSPC;
 }

@@ -16,6 +16,11 @@
  *   classify pid=N class=online|offline|none
  *       Run-time class, wins over the selectors. Root, or a --group
  *       member for its own uid's processes.
+ *   watch pid=N queue=ID wptr=0xADDR rptr=0xADDR
+ *       Watch an online process's AQL queue (--detect queues): the
+ *       addresses of its write_dispatch_id / read_dispatch_id counters
+ *       (CREATE_QUEUE's write/read_pointer_address, or the debugfs MQD
+ *       dump's wptr poll / rptr report addresses). Root only.
  *   policy
  *       INFO lines:
  *       arbiter state=S online_busy=0|1 detect=notify[,queues]
@@ -26,6 +31,7 @@
  *       proc pid= class=online uid= busy=COUNT
  *       proc pid= class=offline uid= suspended=0|1 suspended_ns=
  *               attached_ns= suspends= resumes= failures=
+ *       watch pid= queues= busy=0|1 polls= busy_polls= err=
  *       hist name=trigger_to_suspend|suspend_ioctl|resume_ioctl count=
  *               sum_ns= slots=C0,C1,...   (log2 ns slots, hist.h)
  *
@@ -36,18 +42,22 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
 #include "select.h"
 
-enum arb_verb { ARB_NONE, ARB_BUSY, ARB_IDLE, ARB_CLASSIFY, ARB_POLICY };
+enum arb_verb { ARB_NONE, ARB_BUSY, ARB_IDLE, ARB_CLASSIFY, ARB_POLICY,
+		ARB_WATCH };
 
 struct arb_req {
 	enum arb_verb verb;
 	pid_t pid;		/* 0: the peer */
 	bool pid_scope;		/* scope=pid */
 	enum gp_pclass cls;	/* classify */
+	uint32_t queue;		/* watch */
+	uint64_t wptr, rptr;	/* watch: addresses in pid's memory */
 };
 
 /*
