@@ -140,6 +140,8 @@ TEST(standin_queues_drive_the_policy)
 	CHECK(ask("policy\n") == 0);
 	CHECK(strstr(reply, "detect=notify,queues ") != NULL);
 	CHECK(strstr(reply, "queues=2 busy=1 ") != NULL);
+	/* no KFD process on the host: said, not hidden */
+	CHECK(strstr(reply, "kfd_queues=-1 watched=2") != NULL);
 	tell('R', 1, 3);			/* one still in flight */
 	usleep(20000);
 	CHECK(wait_busy(1));

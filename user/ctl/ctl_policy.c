@@ -368,9 +368,14 @@ static void pol_line(void *ctx, const char *l)
 		const char *cls = arb_kv_get(&kv, "class");
 
 		if (cls && !strcmp(cls, "online")) {
-			fprintf(pp->f, "%-8s online   %-6s busy x%s\n",
+			const char *kq = arb_kv_get(&kv, "kfd_queues");
+
+			fprintf(pp->f, "%-8s online   %-6s busy x%s; queues: "
+				"%s in KFD, %s watched\n",
 				arb_kv_get(&kv, "pid"), arb_kv_get(&kv, "uid"),
-				arb_kv_get(&kv, "busy"));
+				arb_kv_get(&kv, "busy"),
+				kq && strcmp(kq, "-1") ? kq : "no KFD process,",
+				arb_kv_get(&kv, "watched"));
 		} else {
 			double s = strtod(arb_kv_get(&kv, "suspended_ns") ? :
 					  "0", NULL);

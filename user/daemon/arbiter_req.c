@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The arbiter's socket verbs: busy, idle, classify, policy (arb_proto.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -206,6 +207,25 @@ static void line(struct client *c, const char *fmt, ...)
 	reply_line(c, buf, n < (int)sizeof(buf) ? n : -1);
 }
 
+/* Queues KFD lists for pid (sysfs), -1 when it has no KFD process. */
+static int kfd_queues(const struct arbiter *a, int pid)
+{
+	char path[256];
+	struct dirent *de;
+	DIR *dp;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%d/queues", a->o->kfd_proc_dir ?
+		 a->o->kfd_proc_dir : ARB_KFD_PROC_DIR, pid);
+	dp = opendir(path);
+	if (!dp)
+		return -1;
+	while ((de = readdir(dp)))
+		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
+	closedir(dp);
+	return n;
+}
+
 static void hist_line(struct client *c, const char *name,
 		      const struct gp_hist *h)
 {
@@ -259,8 +279,13 @@ static void do_policy(struct daemon *d, struct client *c)
 			for (k = 0; k < a->pol.n_busy; k++)
 				if (a->pol.busy[k].pid == p->pid)
 					busy += a->pol.busy[k].count;
-			line(c, "proc pid=%d class=online uid=%u busy=%u\n",
-			     p->pid, p->uid, busy);
+			const struct gp_qw_proc *w =
+				gp_qwatch_find(&a->qw, p->pid);
+
+			/* Say which of its queues are not watched. */
+			line(c, "proc pid=%d class=online uid=%u busy=%u "
+			     "kfd_queues=%d watched=%d\n", p->pid, p->uid,
+			     busy, kfd_queues(a, p->pid), w ? w->nq : 0);
 		}
 	}
 	for (i = 0; i < a->pol.n_off; i++) {

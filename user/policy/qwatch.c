@@ -11,13 +11,13 @@ void gp_qwatch_init(struct gp_qwatch *w)
 	memset(w, 0, sizeof(*w));
 }
 
-struct gp_qw_proc *gp_qwatch_find(struct gp_qwatch *w, int pid)
+struct gp_qw_proc *gp_qwatch_find(const struct gp_qwatch *w, int pid)
 {
 	int i;
 
 	for (i = 0; i < w->n; i++)
 		if (w->p[i].pid == pid)
-			return &w->p[i];
+			return (struct gp_qw_proc *)&w->p[i];
 	return NULL;
 }
 

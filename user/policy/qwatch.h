@@ -83,6 +83,6 @@ bool gp_qwatch_remove_pid(struct gp_qwatch *w, int pid);
  * processes busy after the poll.
  */
 int gp_qwatch_poll(struct gp_qwatch *w, const struct gp_qw_cb *cb);
-struct gp_qw_proc *gp_qwatch_find(struct gp_qwatch *w, int pid);
+struct gp_qw_proc *gp_qwatch_find(const struct gp_qwatch *w, int pid);
 
 #endif
