@@ -14,6 +14,16 @@ static int bad(struct gp_err *e, const char *why, const char *word, int n)
 			  word);
 }
 
+/* Length of the word at p: up to a space, "\n" or end (never past it). */
+static size_t word_len(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q != ' ' && *q != '\n')
+		q++;
+	return q - p;
+}
+
 /* "0x" then 1..16 hex digits, non-zero, 8-byte aligned. */
 static int hex_addr(const char *s, size_t n, uint64_t *out)
 {
@@ -50,12 +60,10 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 
 	if (len && line[len - 1] == '\n')
 		end--;
-	vl = strcspn(line, " \n");
-	if (line + vl > end)
-		vl = end - line;
+	vl = word_len(line, end);
 	memset(q, 0, sizeof(*q));
 	for (v = ARB_BUSY; v <= ARB_WATCH; v++)
-		if (strlen(verbs[v]) == vl && !strncmp(line, verbs[v], vl))
+		if (strlen(verbs[v]) == vl && !memcmp(line, verbs[v], vl))
 			break;
 	if (v > ARB_WATCH)
 		return 0;
@@ -70,15 +78,13 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 					  "between KEY=VALUE words, none at "
 					  "the end");
 		w = ++p;
-		wl = strcspn(w, " \n");
-		if (w + wl > end)
-			wl = end - w;
+		wl = word_len(w, end);
 		p = w + wl;
 		eq = memchr(w, '=', wl);
 		if (!eq)
 			return bad(e, "expected KEY=VALUE", w, wl);
 		if (q->verb != ARB_POLICY && eq - w == 3 &&
-		    !strncmp(w, "pid", 3) && !have_pid) {
+		    !memcmp(w, "pid", 3) && !have_pid) {
 			uint64_t pid;
 
 			if (parse_dec(eq + 1, w + wl - eq - 1, 0x7fffffff, &pid)
@@ -87,15 +93,15 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 			q->pid = pid;
 			have_pid = true;
 		} else if ((q->verb == ARB_BUSY || q->verb == ARB_IDLE) &&
-			   eq - w == 5 && !strncmp(w, "scope", 5) &&
+			   eq - w == 5 && !memcmp(w, "scope", 5) &&
 			   !have_scope) {
-			if (!strncmp(eq + 1, "pid", 3) && wl == 9)
+			if (wl == 9 && !memcmp(eq + 1, "pid", 3))
 				q->pid_scope = true;
-			else if (!(!strncmp(eq + 1, "conn", 4) && wl == 10))
+			else if (!(wl == 10 && !memcmp(eq + 1, "conn", 4)))
 				return bad(e, "scope is conn or pid", w, wl);
 			have_scope = true;
 		} else if (q->verb == ARB_CLASSIFY && eq - w == 5 &&
-			   !strncmp(w, "class", 5) && !have_class) {
+			   !memcmp(w, "class", 5) && !have_class) {
 			char c[16];
 
 			snprintf(c, sizeof(c), "%.*s",
@@ -106,7 +112,7 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 					   "none", w, wl);
 			have_class = true;
 		} else if (q->verb == ARB_WATCH && eq - w == 5 &&
-			   !strncmp(w, "queue", 5) && !have_q) {
+			   !memcmp(w, "queue", 5) && !have_q) {
 			uint64_t id;
 
 			if (parse_dec(eq + 1, w + wl - eq - 1, 0x3fffffff, &id))
@@ -114,7 +120,7 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 			q->queue = id;
 			have_q = true;
 		} else if (q->verb == ARB_WATCH && eq - w == 4 &&
-			   (!strncmp(w, "wptr", 4) || !strncmp(w, "rptr", 4)) &&
+			   (!memcmp(w, "wptr", 4) || !memcmp(w, "rptr", 4)) &&
 			   !(w[0] == 'w' ? have_w : have_r)) {
 			uint64_t *dst = w[0] == 'w' ? &q->wptr : &q->rptr;
 
