@@ -6,7 +6,8 @@
  *
  * Offline KFD processes are found by a scan of /sys/class/kfd/kfd/proc
  * every ARB_SCAN_MS on the daemon's timer, attached at once (so a busy
- * costs one SUSPEND ioctl per offline process, never a ptrace attach),
+ * costs a snapshot and a SUSPEND ioctl per offline process, never a
+ * ptrace attach),
  * and handed to the policy. Everything runs on the daemon's one thread;
  * the only waits are the bounded KFD ioctls and session attach.
  *

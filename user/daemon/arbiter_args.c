@@ -139,7 +139,20 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* After the daemon's own text (argp prints children's docs last). */
+static const char arb_doc[] =
+"\vArbitration: online processes take the GPU from offline ones while "
+"they have work (busy/idle on the socket, or their AQL queues with "
+"--detect queues); offline resumes once online has been idle "
+"--resume-after. Verbs: busy|idle [pid=N] [scope=conn|pid], classify "
+"pid=N class=online|offline|none, watch pid=N queue=ID wptr=0x.. "
+"rptr=0x.., policy (user/policy/arb_proto.h).\n"
+"    gpreempt-ctl daemon --group gpreempt --online cmdline=serve.py \\\n"
+"        --offline cmdline=train.py --min-offline-share 20\n"
+"    gpreempt-ctl notify busy --pid 4242; gpreempt-ctl policy\n";
+
 const struct argp arbiter_argp = {
 	.options = arb_options,
 	.parser = arb_opt,
+	.doc = arb_doc,
 };
