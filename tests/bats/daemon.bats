@@ -70,6 +70,8 @@ nobody() {
 
 @test "daemon bad arguments: exit 2, no socket" {
 	run -2 "$CTL" daemon --socket "$SOCK" --max-hold 0
+	# fits 64 bits, but now + it would wrap: refused, not a 0 s watchdog
+	run -2 "$CTL" daemon --socket "$SOCK" --max-hold 5000000h
 	run -2 "$CTL" daemon --socket "$SOCK" --max-hold soon
 	run -2 "$CTL" daemon --socket "$SOCK" extra
 	run -2 "$CTL" daemon --socket "$SOCK" --bogus

@@ -63,8 +63,8 @@ TEST(request_keys)
 	      q.n_queues == 1 && q.queues[0] == 0);
 	CHECK(req("resume pid=5 queues=4") == 0 && q.n_queues == 1);
 	CHECK(req("suspend pid=1 grace=4294967295 "
-		  "for_ns=18446744073709551615") == 0 &&
-	      q.grace == UINT32_MAX && q.for_ns == UINT64_MAX);
+		  "for_ns=9223372036854775807") == 0 &&
+	      q.grace == UINT32_MAX && q.for_ns == INT64_MAX);
 }
 
 TEST(request_malformed)
@@ -105,6 +105,11 @@ TEST(request_malformed)
 	CHECK(refused("suspend pid=1 grace=4294967296", EINVAL, "bad grace"));
 	CHECK(refused("suspend pid=1 for_ns=0", EINVAL, "bad for_ns"));
 	CHECK(refused("suspend pid=1 for_ns=18446744073709551616", EINVAL,
+		      "bad for_ns"));
+	/* a hold that would overflow a monotonic deadline is refused */
+	CHECK(refused("suspend pid=1 for_ns=9223372036854775808", EINVAL,
+		      "bad for_ns"));
+	CHECK(refused("suspend pid=1 for_ns=18446744073709551615", EINVAL,
 		      "bad for_ns"));
 	CHECK(refused("suspend pid=1 queues=1,", EINVAL, "bad queue id ''"));
 	CHECK(refused("suspend pid=1 queues=,1", EINVAL, "bad queue id"));

@@ -16,7 +16,8 @@
  *   Numbers are plain decimal (no sign, no leading zero, no 0x). Every
  *   key at most once, only the keys listed for the verb, single spaces,
  *   no trailing space, no CR. Queue ids are below 0x40000000 (KFD's
- *   status bits), distinct, at most PROTO_MAX_QUEUES. for_ns: resume
+ *   status bits), distinct, at most PROTO_MAX_QUEUES. for_ns (at most
+ *   INT64_MAX, GP_DURATION_MAX_NS): resume
  *   after this long (the daemon's --max-hold caps it).
  *
  *   reply   = *INFO "\n" FINAL "\n"
