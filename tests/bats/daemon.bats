@@ -203,6 +203,18 @@ nobody() {
 	done
 }
 
+@test "daemon: SIGTSTP/SIGTTIN/SIGTTOU neither stop nor end it" {
+	start_daemon
+	for sig in TSTP TTIN TTOU; do
+		kill "-$sig" "$DPID"
+		send status
+		[ "$status" -eq 0 ] || { echo "after SIG$sig: $output"; false; }
+		[ "$(awk '{ print $3 }' /proc/$DPID/stat)" != T ]
+	done
+	grep -q "Stopped ignored" "$D/log"
+	stop_daemon TERM
+}
+
 @test "daemon: a second one on the same socket exits 11, the first serves on" {
 	start_daemon
 	run -11 --separate-stderr "$CTL" daemon --socket "$SOCK"

@@ -71,12 +71,16 @@ int session_check_target(pid_t pid, struct gp_err *e);
 struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e);
 
 /*
- * Block SIGINT, SIGTERM, SIGHUP and SIGCHLD and return a non-blocking
- * signalfd for them (-errno on failure; *old gets the previous mask), so
- * a holder's poll loop turns every stop request into session_close()
- * and every ptrace stop into session_handle_wait().
+ * Block SIGINT, SIGTERM, SIGHUP, SIGCHLD and the job-control stops
+ * (SIGTSTP, SIGTTIN, SIGTTOU: a stopped holder would stretch its hold)
+ * and return a non-blocking signalfd for them (-errno on failure; *old
+ * gets the previous mask), so a holder's poll loop turns every stop
+ * request into session_close(), every ptrace stop into
+ * session_handle_wait(), and ignores the rest.
  */
 int session_signalfd(sigset_t *old);
+/* SIGINT, SIGTERM, SIGHUP end a hold; the other signals of the set do not. */
+bool session_signal_ends_hold(int sig);
 
 /* Resume what this session suspended, DISABLE, detach, free. NULL ok. */
 void session_close(struct session *s);

@@ -139,6 +139,14 @@ int session_signalfd(sigset_t *old)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	/*
+	 * Job-control stops too: a holder stopped by Ctrl-Z cannot end its
+	 * hold, so --for would last until SIGCONT. Blocked, they never stop
+	 * us; the loop reads them and says they are ignored.
+	 */
+	sigaddset(&set, SIGTSTP);
+	sigaddset(&set, SIGTTIN);
+	sigaddset(&set, SIGTTOU);
 	if (sigprocmask(SIG_BLOCK, &set, old))
 		return -errno;
 	/*
@@ -155,4 +163,9 @@ int session_signalfd(sigset_t *old)
 		sigprocmask(SIG_SETMASK, old, NULL);
 	}
 	return fd;
+}
+
+bool session_signal_ends_hold(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
 }

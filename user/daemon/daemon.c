@@ -50,9 +50,13 @@ static int loop(struct daemon *d)
 		}
 		chld = false;
 		while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo != SIGCHLD)
+			if (session_signal_ends_hold(si.ssi_signo))
 				return si.ssi_signo;
-			chld = true;
+			if (si.ssi_signo == SIGCHLD)
+				chld = true;
+			else
+				dlog("%s ignored: a stopped daemon could not "
+				     "end its holds", strsignal(si.ssi_signo));
 		}
 		/* SIGCHLDs merge, and KFD writes the pipe byte after the
 		 * event is visible: the tick looks at every target */
