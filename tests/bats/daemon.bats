@@ -99,7 +99,7 @@ nobody() {
 	start_daemon --max-hold 3s
 	send status
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "daemon pid=$DPID sessions=0 max_hold_ns=3000000000 kfd=none" ]
+	[ "${lines[0]}" = "daemon pid=$DPID sessions=0 detaching=0 max_hold_ns=3000000000 kfd=none" ]
 	[ "${lines[1]}" = ok ]
 	run -0 "$CTL" status --socket "$SOCK" -j
 	echo "$output" | jq -e "select(.type == \"daemon\") |

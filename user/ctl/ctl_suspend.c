@@ -225,7 +225,7 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 		goto cleanup;
 	}
 	t0 = monotonic_ns();
-	s = session_open(&k, pid, &e);
+	s = session_open(&k, pid, NULL, &e);
 	if (!s) {
 		ret = ctl_report(&o, &e);
 		goto cleanup;
@@ -333,7 +333,7 @@ int ctl_cmd_resume(const struct ctl_args *a)
 	ret = ctl_prepare(&o, "resume", a->pid, &k);
 	if (ret)
 		return ret;
-	s = session_open(&k, a->pid, &e);
+	s = session_open(&k, a->pid, NULL, &e);
 	if (!s) {
 		ret = ctl_report(&o, &e);
 		goto cleanup;

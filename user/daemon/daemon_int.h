@@ -24,6 +24,8 @@ struct target {
 	pid_t pid;
 	uint64_t held_since;	/* monotonic ns of the first suspend, 0 */
 	uint64_t deadline;	/* resume at this monotonic ns, 0: none */
+	bool detaching;		/* released, detach pending (tracee.h):
+				 * kept until the target can stop */
 };
 
 /* One connection. */
@@ -49,7 +51,8 @@ struct daemon {
 	struct kfd kfd;
 	bool kfd_ok;
 	struct target t[PROTO_MAX_SESSIONS];
-	uint32_t n_t;
+	uint32_t n_t;		/* held and detaching */
+	uint32_t n_detaching;
 	struct client *c[DAEMON_MAX_CLIENTS];
 	uint32_t n_c;
 };
@@ -77,9 +80,11 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 		    size_t len);
 
 /* daemon_targets.c */
+/* The held target of pid (a detaching one is not held). */
 struct target *target_find(struct daemon *d, pid_t pid);
 /* The warm session of pid, attaching on first use; NULL with e. */
 struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e);
+/* Release t; it leaves the table now or once its detach is done. */
 void target_drop(struct daemon *d, struct target *t);
 void target_info(const struct target *t, struct proto_session *ps);
 /* After a suspend (for_ns: 0 or the requested hold) or a resume. */
