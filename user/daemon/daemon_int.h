@@ -34,6 +34,7 @@ struct client {
 	uid_t uid;
 	pid_t pid;
 	bool closing;		/* close once out is flushed */
+	uint64_t last_ns;	/* monotonic ns of its last progress */
 	size_t in_len, out_len, out_cap;
 	char in[PROTO_MAX_REQ];
 	char *out;
@@ -43,6 +44,7 @@ struct daemon {
 	const struct daemon_opts *o;
 	const char *path;
 	uint64_t max_hold_ns;
+	uint64_t idle_ns;	/* a connection without progress is closed */
 	int lfd, sfd, tfd;
 	dev_t sock_dev;		/* our socket inode: unlink only it */
 	ino_t sock_ino;
@@ -57,8 +59,18 @@ struct daemon {
 	uint32_t n_c;
 };
 
-/* daemon_log.c: one timestamped line on stderr. */
+/*
+ * daemon_log.c: one timestamped line on stderr, never blocking (bounded
+ * buffer, lines dropped and counted when stderr is not read).
+ * dlog_open() once at start; the loop polls dlog_fd() (-1 when nothing
+ * waits) for POLLOUT and calls dlog_flush().
+ */
 void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int dlog_open(void);
+void dlog_close(void);
+int dlog_fd(void);
+void dlog_flush(void);
+uint64_t dlog_dropped(void);
 
 /* daemon_sock.c */
 int dsock_resolve_group(struct daemon *d, struct gp_err *e);
@@ -70,6 +82,8 @@ void client_accept(struct daemon *d);
 void client_close(struct daemon *d, uint32_t i);
 /* Serve what the poll said about client i; closes it when done. */
 void client_event(struct daemon *d, uint32_t i, short revents);
+/* Close connections that made no progress for idle_ns. */
+void clients_expire(struct daemon *d, uint64_t now);
 /* Queue reply lines; a client past its limit is closed. */
 void reply_line(struct client *c, const char *buf, int n);
 void reply_err(struct client *c, const struct gp_err *e);
