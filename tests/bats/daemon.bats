@@ -195,6 +195,33 @@ nobody() {
 	stop_daemon TERM
 }
 
+@test "daemon: a group member acts only on its own processes" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	sleep 300 &
+	TARGET=$!
+	setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 300 &
+	local mine=$!
+	start_daemon --group nogroup
+	# another user's process (root's): refused before anything is done,
+	# the refusal names the rule
+	for verb in suspend attach resume detach; do
+		run -3 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+			--send "$verb pid=$TARGET"
+		[[ "$output" == "err 3 1 "*"root or the process's own uid"* ]] ||
+			{ echo "$verb: $output"; false; }
+	done
+	[ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$TARGET/status)" = 0 ]
+	grep -q "refused uid 65534 on pid $TARGET" "$D/log"
+	# its own process passes the rule (and meets the missing /dev/kfd)
+	run -4 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+		--send "suspend pid=$mine"
+	# root acts on anyone's
+	send "attach pid=$mine"
+	[ "$status" -eq 4 ]
+	kill "$mine"
+	stop_daemon TERM
+}
+
 @test "daemon exits 0 and removes its socket on SIGTERM, SIGINT, SIGHUP" {
 	for sig in TERM INT HUP; do
 		start_daemon

@@ -37,6 +37,8 @@
  */
 #define DAEMON_MAX_CLIENTS 64
 #define DAEMON_ROOT_SLOTS 8
+/* Targets one non-root user may have the daemon hold at once. */
+#define DAEMON_MAX_PER_UID 8
 /* A connection with no request read and no reply taken this long is
  * closed (a client that stops reading, or never writes). */
 #define DAEMON_IDLE_NS (30ULL * 1000000000ULL)

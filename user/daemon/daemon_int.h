@@ -22,6 +22,7 @@
 struct target {
 	struct session *s;
 	pid_t pid;
+	uid_t uid;		/* whose request attached it (quota) */
 	uint64_t held_since;	/* monotonic ns of the first suspend, 0 */
 	uint64_t deadline;	/* resume at this monotonic ns, 0: none */
 	bool detaching;		/* released, detach pending (tracee.h):
@@ -97,7 +98,8 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 /* The held target of pid (a detaching one is not held). */
 struct target *target_find(struct daemon *d, pid_t pid);
 /* The warm session of pid, attaching on first use; NULL with e. */
-struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e);
+struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
+			  struct gp_err *e);
 /* Release t; it leaves the table now or once its detach is done. */
 void target_drop(struct daemon *d, struct target *t);
 void target_info(const struct target *t, struct proto_session *ps);

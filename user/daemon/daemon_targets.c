@@ -73,7 +73,18 @@ static int need_kfd(struct daemon *d, struct gp_err *e)
 	return 0;
 }
 
-struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
+/* Targets attached for uid (held or detaching). */
+static uint32_t owned(const struct daemon *d, uid_t uid)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->n_t; i++)
+		n += d->t[i].uid == uid;
+	return n;
+}
+
+struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
+			  struct gp_err *e)
 {
 	struct target *t = target_find(d, pid);
 	struct session *s, *pending = NULL;
@@ -89,6 +100,12 @@ struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
 	}
 	if (session_check_pid(pid, e) || need_kfd(d, e))
 		return NULL;
+	if (uid && owned(d, uid) >= DAEMON_MAX_PER_UID) {
+		gp_err_set(e, GP_EXIT_BUSY, EDQUOT, "uid %u holds %d targets "
+			   "in the daemon already, the quota of a non-root "
+			   "user: detach one first", uid, DAEMON_MAX_PER_UID);
+		return NULL;
+	}
 	if (d->n_t == PROTO_MAX_SESSIONS) {
 		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the daemon holds %d "
 			   "targets already: detach one first",
@@ -103,6 +120,7 @@ struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
 	memset(t, 0, sizeof(*t));
 	t->s = s ? s : pending;
 	t->pid = pid;
+	t->uid = uid;
 	if (!s) {
 		keep_detaching(d, t);
 		return NULL;
