@@ -222,6 +222,18 @@ nobody() {
 	stop_daemon TERM
 }
 
+@test "daemon --ready never writes through a planted symlink" {
+	echo precious > "$D/victim"
+	echo precious > "$D/victim2"
+	ln -s "$D/victim" "$D/ready.tmp"
+	ln -s "$D/victim2" "$D/ready"
+	start_daemon
+	[ "$(cat "$D/victim")" = precious ]
+	[ "$(cat "$D/victim2")" = precious ]
+	[ ! -L "$D/ready" ] && [ "$(cat "$D/ready")" = "$DPID" ]
+	stop_daemon TERM
+}
+
 @test "daemon exits 0 and removes its socket on SIGTERM, SIGINT, SIGHUP" {
 	for sig in TERM INT HUP; do
 		start_daemon
