@@ -228,6 +228,11 @@ nobody() {
 	ln -s "$D/victim" "$D/ready.tmp"
 	ln -s "$D/victim2" "$D/ready"
 	start_daemon
+	# start_daemon saw the planted link's target: wait for the real file
+	for _ in $(seq 100); do
+		[ -L "$D/ready" ] || break
+		sleep 0.05
+	done
 	[ "$(cat "$D/victim")" = precious ]
 	[ "$(cat "$D/victim2")" = precious ]
 	[ ! -L "$D/ready" ] && [ "$(cat "$D/ready")" = "$DPID" ]

@@ -28,6 +28,9 @@
  *                              invalid error [queues=ID:STATUS,...]
  *     FINAL = "ok"
  *           | "err" " " EXIT " " ERRNO " " MESSAGE
+ *   A suspend the kernel accepted replies "op ..." then the target's
+ *   "session ..." line: the hold as applied (left_ns: --max-hold may
+ *   have cut for_ns short).
  *   EXIT is the gpreempt exit code the client should exit with
  *   (exitcodes.h; "ok" means 0), ERRNO the positive errno or 0, MESSAGE
  *   printable ASCII saying what happened and what to do. A suspend where

@@ -58,11 +58,11 @@ static int parse_qres(const char *v, size_t n, struct session_op *op)
 		if (!colon || op->nq == PROTO_MAX_QUEUES ||
 		    parse_dec(v, colon - v, PROTO_QUEUE_ID_LIMIT - 1, &id))
 			return -1;
-		for (st = KFD_Q_OK; st <= KFD_Q_ERROR; st++)
+		for (st = KFD_Q_OK; st <= KFD_Q_NOT_DONE; st++)
 			if (proto_tok_is(colon + 1, c - colon - 1,
 				   kfd_qstatus_name(st)))
 				break;
-		if (st > KFD_Q_ERROR)
+		if (st > KFD_Q_NOT_DONE)
 			return -1;
 		op->q[op->nq].id = (uint32_t)id;
 		op->q[op->nq].status = st;

@@ -85,6 +85,9 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		     proto_verb_name(q->verb), q->pid, op.n, op.n_ok,
 		     op.n_invalid, op.n_error, r ? ": " : "", r ? e.msg : "");
 	reply_op(c, &op);
+	/* the hold as applied (--max-hold may have cut for_ns short) */
+	if (suspend && op.ret >= 0)
+		reply_session(c, t);
 	session_op_free(&op);
 	if (r)
 		reply_err(c, &e);
