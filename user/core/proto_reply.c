@@ -133,6 +133,8 @@ static const struct field fields[] = {
 	FD(I_SESSION, "held", F_U32, proto_session, held),
 	FD(I_SESSION, "held_ns", F_U64, proto_session, held_ns),
 	FD(I_SESSION, "left_ns", F_U64, proto_session, left_ns),
+	FD(I_SESSION, "resume_failures", F_U32, proto_session,
+	   resume_failures),
 	FD(I_OP, "call", F_CALL, session_op, call),
 	FD(I_OP, "pid", F_PID, session_op, pid),
 	FD(I_OP, "ret", F_INT, session_op, ret),

@@ -69,6 +69,7 @@ static void print_session(const struct ctl_out *o,
 		json_u64(&j, "held", s->held);
 		json_u64(&j, "held_ns", s->held_ns);
 		json_u64(&j, "left_ns", s->left_ns);
+		json_u64(&j, "resume_failures", s->resume_failures);
 		json_end(&j);
 		return;
 	}

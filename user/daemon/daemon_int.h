@@ -25,6 +25,7 @@ struct target {
 	uid_t uid;		/* whose request attached it (quota) */
 	uint64_t held_since;	/* monotonic ns of the first suspend, 0 */
 	uint64_t deadline;	/* resume at this monotonic ns, 0: none */
+	uint32_t resume_failures; /* in a row; retried with backoff */
 	bool detaching;		/* released, detach pending (tracee.h):
 				 * kept until the target can stop */
 };
@@ -106,8 +107,12 @@ void target_info(const struct target *t, struct proto_session *ps);
 /* After a suspend (for_ns: 0 or the requested hold) or a resume. */
 void hold_start(struct daemon *d, struct target *t, uint64_t for_ns);
 void hold_end(struct target *t);
-/* Resume everything t holds (watchdog, detach, shutdown); why: for the log. */
-void target_resume_all(struct target *t, const char *why);
+/*
+ * Resume everything t holds (watchdog, detach, shutdown); why: for the
+ * log. 0, or -1 when queues stay suspended: the hold goes on with a
+ * retry deadline (backoff) and status reports resume_failures.
+ */
+int target_resume_all(struct target *t, const char *why);
 void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 		     bool all);
 void targets_watchdog(struct daemon *d);

@@ -140,6 +140,7 @@ void target_info(const struct target *t, struct proto_session *ps)
 	ps->runtime = session_runtime_state(t->s);
 	session_queues(t->s, &ps->queues);
 	ps->held = session_suspended_count(t->s);
+	ps->resume_failures = t->resume_failures;
 	if (t->held_since)
 		ps->held_ns = now - t->held_since;
 	if (t->deadline)
@@ -173,26 +174,49 @@ void hold_end(struct target *t)
 	t->held_since = t->deadline = 0;
 }
 
-void target_resume_all(struct target *t, const char *why)
+/*
+ * A resume that left queues suspended (the ioctl failed, or the GPU
+ * failed to map some queue) is retried: the hold stays, with a deadline
+ * RESUME_RETRY_MIN_NS away, doubling up to RESUME_RETRY_MAX_NS; status
+ * shows the failures. Never forgotten: only a resume that leaves nothing
+ * suspended, the target's exit or a detach (DISABLE resumes all) ends it.
+ */
+int target_resume_all(struct target *t, const char *why)
 {
 	struct session_op op = {};
 	struct gp_err e = {};
-	char held[32];
+	uint64_t now = monotonic_ns(), wait;
+	char held[32], next[32];
 	int r;
 
 	if (!t->held_since && !session_suspended_count(t->s))
-		return;
-	fmt_ns(held, sizeof(held), t->held_since ?
-	       monotonic_ns() - t->held_since : 0);
+		return 0;
+	fmt_ns(held, sizeof(held), t->held_since ? now - t->held_since : 0);
 	r = session_resume(t->s, NULL, 0, &op, &e);
-	if (r && r != GP_EXIT_PARTIAL)
-		dlog("%s: resuming pid %d failed: %s", why, t->pid, e.msg);
-	else
+	session_op_free(&op);
+	if ((!r || r == GP_EXIT_PARTIAL) && !session_suspended_count(t->s)) {
 		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
 		     "%u invalid, %u error)", why, t->pid, held, op.n,
 		     op.n_ok, op.n_invalid, op.n_error);
-	session_op_free(&op);
-	hold_end(t);
+		hold_end(t);
+		t->resume_failures = 0;
+		return 0;
+	}
+	wait = RESUME_RETRY_MIN_NS << (t->resume_failures < 6 ?
+				       t->resume_failures : 6);
+	if (wait > RESUME_RETRY_MAX_NS)
+		wait = RESUME_RETRY_MAX_NS;
+	t->resume_failures++;
+	if (!t->held_since)
+		t->held_since = now;
+	t->deadline = now + wait;
+	fmt_ns(next, sizeof(next), wait);
+	dlog("%s: resuming pid %d failed (attempt %u), %u queue%s still "
+	     "suspended, retrying in %s: %s", why, t->pid, t->resume_failures,
+	     session_suspended_count(t->s),
+	     session_suspended_count(t->s) == 1 ? "" : "s", next,
+	     r ? e.msg : "some queues failed to map");
+	return -1;
 }
 
 /* Arm the timerfd at the earliest hold deadline (or disarm it). */
@@ -225,7 +249,9 @@ void targets_watchdog(struct daemon *d)
 		if (!t->deadline || t->deadline > now)
 			continue;
 		fmt_ns(dur, sizeof(dur), d->max_hold_ns);
-		if (now - t->held_since + 1000000 >= d->max_hold_ns)
+		if (t->resume_failures)
+			snprintf(why, sizeof(why), "resume retry");
+		else if (now - t->held_since + 1000000 >= d->max_hold_ns)
 			snprintf(why, sizeof(why), "watchdog (--max-hold %s)",
 				 dur);
 		else
