@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,7 +169,7 @@ static void detach_slow(enum slow how)
 	CHECK(p > 0);
 	if (p <= 0)
 		return;
-	CHECK(tracee_seize(&tr, t) == 0);
+	CHECK(tracee_seize(&tr, t, -1) == 0);
 	CHECK(write(go, "g", 1) == 1);
 	/* let it get slow: in vfork, or a zombie leader */
 	for (end = monotonic_ns() + NSEC_PER_SEC; monotonic_ns() < end;) {
@@ -230,10 +231,52 @@ TEST(detach_reaps_leader_that_exited_first)
 	detach_slow(SLOW_LEADER_EXIT);
 }
 
+/*
+ * A pid that names another process by the time of the seize: the
+ * pidfd taken before the checks names the dead one, so the seize is
+ * undone and the stranger is left untraced.
+ */
+TEST(seize_refuses_a_recycled_pid)
+{
+	pid_t a, b;
+	int pidfd, st, done = 0;
+	struct tracee tr;
+	uint64_t end;
+
+	a = fork();
+	if (a == 0)
+		for (;;)
+			pause();
+	pidfd = syscall(SYS_pidfd_open, a, 0);
+	CHECK(pidfd >= 0);
+	kill(a, SIGKILL);
+	waitpid(a, &st, 0);
+	/* b plays the process that got a's pid */
+	b = fork();
+	if (b == 0)
+		for (;;)
+			pause();
+	sleep_ns(50 * NSEC_PER_MSEC);
+	CHECK(tracee_seize(&tr, b, pidfd) == -ESRCH);
+	CHECK(tr.alive);	/* seized: the caller lets it go */
+	done = tracee_detach_begin(&tr);
+	for (end = monotonic_ns() + 2 * NSEC_PER_SEC;
+	     !done && monotonic_ns() < end; sleep_ns(NSEC_PER_MSEC))
+		done = tracee_detach_poll(&tr);
+	CHECK(done);
+	tracee_close(&tr);
+	printf("# stranger: state %c, TracerPid %d\n", proc_state(b),
+	       (int)procfs_tracer(b));
+	CHECK(procfs_tracer(b) == 0 && proc_state(b) == 'S');
+	kill(b, SIGKILL);
+	waitpid(b, &st, 0);
+}
+
 int main(void)
 {
 	RUN(holder_ignores_job_control_stops);
 	RUN(detach_waits_for_vfork_without_blocking);
 	RUN(detach_reaps_leader_that_exited_first);
+	RUN(seize_refuses_a_recycled_pid);
 	return tap_done();
 }

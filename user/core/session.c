@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,6 +151,7 @@ int session_handle_event(struct session *s, struct gp_err *e)
 
 void session_free(struct session *s)
 {
+	tracee_close(&s->tr);
 	if (s->pipe_rd >= 0)
 		close(s->pipe_rd);
 	if (s->pipe_wr >= 0)
@@ -164,11 +166,21 @@ struct session *session_open(struct kfd *kfd, pid_t pid,
 {
 	struct kfd_runtime_info ri;
 	struct session *s;
-	int fds[2], r;
+	int fds[2], r, pidfd;
 	long tracer;
 
+	/*
+	 * The process, not its number, from before the checks on: if it
+	 * dies and its pid is reused before the seize, tracee_seize() sees
+	 * it and the stranger is let go untouched.
+	 */
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 && pid > 0 && errno == ESRCH)
+		return gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d "
+				  "(it exited, or is in another pid namespace: "
+				  "KFD and gpreempt use host pids)", pid), NULL;
 	if (session_check_target(pid, e))
-		return NULL;
+		goto refuse;
 	tracer = procfs_tracer(pid);
 	if (tracer > 0) {
 		char comm[32];
@@ -186,15 +198,16 @@ struct session *session_open(struct kfd *kfd, pid_t pid,
 				   "e.g. rocgdb or strace; one tracer per "
 				   "process: stop it first", pid, tracer,
 				   comm);
-		return NULL;
+		goto refuse;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
-		return NULL;
+		goto refuse;
 	}
 	s->kfd = kfd;
 	s->pid = pid;
+	s->tr.pidfd = pidfd;
 	s->pipe_rd = s->pipe_wr = -1;
 	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC)) {
 		gp_err_set(e, GP_EXIT_FAILURE, errno, "pipe: %s",
@@ -204,7 +217,13 @@ struct session *session_open(struct kfd *kfd, pid_t pid,
 	s->pipe_rd = fds[0];
 	s->pipe_wr = fds[1];
 
-	r = tracee_seize(&s->tr, pid);
+	r = tracee_seize(&s->tr, pid, pidfd);
+	if (r == -ESRCH && s->tr.alive) {
+		gp_err_set(e, GP_EXIT_TARGET, ESRCH, "pid %d exited during "
+			   "the attach (the pid may already name another "
+			   "process, which was left alone)", pid);
+		goto fail;
+	}
 	if (r == -EPERM) {
 		kfd_ptrace_denied(e, pid, caps_have(CAP_SYS_PTRACE),
 				  procfs_tracer(pid), procfs_yama_scope());
@@ -234,6 +253,10 @@ fail:
 		session_close(s);
 	else
 		*detaching = s;	/* the caller finishes the detach */
+	return NULL;
+refuse:
+	if (pidfd >= 0)
+		close(pidfd);
 	return NULL;
 }
 

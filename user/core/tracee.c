@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tracee.h"
 
@@ -60,12 +62,24 @@ static int detach_at(pid_t pid, int status)
 	return 1;
 }
 
-int tracee_seize(struct tracee *t, pid_t pid)
+int tracee_seize(struct tracee *t, pid_t pid, int pidfd)
 {
 	t->pid = pid;
+	t->pidfd = pidfd;
 	t->detaching = false;
 	t->alive = ptrace(PTRACE_SEIZE, pid, 0, 0) == 0;
-	return t->alive ? 0 : -errno;
+	if (!t->alive)
+		return -errno;
+	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0))
+		return -ESRCH;	/* the checked process died: a stranger? */
+	return 0;
+}
+
+void tracee_close(struct tracee *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->pidfd = -1;
 }
 
 /*

@@ -25,12 +25,23 @@
 
 struct tracee {
 	pid_t pid;
+	int pidfd;		/* the process, not the number; -1 none */
 	bool alive;		/* seized, exit not seen yet */
 	bool detaching;		/* detach begun, not finished */
 };
 
-/* PTRACE_SEIZE pid (no stop). 0, or -errno (t->alive false). */
-int tracee_seize(struct tracee *t, pid_t pid);
+/*
+ * PTRACE_SEIZE pid (no stop). pidfd (or -1): a pidfd_open() of pid made
+ * before the caller checked the process; t keeps it (tracee_close()).
+ * After the seize the pidfd must still name a live process: then the
+ * pid was never free, so the seized process is the one checked. If it
+ * is gone, the pid may have been recycled to a stranger: -ESRCH with
+ * t->alive true, and the caller detaches (tracee_detach_begin()) as
+ * after any failure that follows a seize. 0, or -errno (t->alive false).
+ */
+int tracee_seize(struct tracee *t, pid_t pid, int pidfd);
+/* Close the pidfd. After the detach is done. */
+void tracee_close(struct tracee *t);
 /*
  * Reap the tracee's pending stops without blocking and pass each on
  * (signals re-delivered, group-stops kept with PTRACE_LISTEN). 1 once

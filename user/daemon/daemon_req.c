@@ -8,6 +8,27 @@
 #include "exitcodes.h"
 #include "procfs.h"
 
+static int authorize(const struct client *c, pid_t pid, struct gp_err *e);
+
+/*
+ * The target of pid for c, attached on first use, authorized again once
+ * attached: the first check read /proc/<pid> before the seize, and only
+ * now (seized, the pidfd still alive: session_open) is that pid sure to
+ * name the same process.
+ */
+static struct target *get_authorized(struct daemon *d, struct client *c,
+				     pid_t pid, struct gp_err *e)
+{
+	bool fresh = !target_find(d, pid);
+	struct target *t = target_get(d, pid, c->uid, e);
+
+	if (t && fresh && authorize(c, pid, e)) {
+		target_drop(d, t);
+		return NULL;
+	}
+	return t;
+}
+
 static void reply_session(struct client *c, const struct target *t)
 {
 	struct proto_session ps;
@@ -61,7 +82,7 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 	struct target *t;
 	int r;
 
-	t = suspend ? target_get(d, q->pid, c->uid, &e) :
+	t = suspend ? get_authorized(d, c, q->pid, &e) :
 		      target_find(d, q->pid);
 	if (!t && !suspend)
 		not_held(q->pid, ": nothing to resume (a one-shot "
@@ -102,7 +123,7 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 static void do_attach(struct daemon *d, struct client *c, pid_t pid)
 {
 	struct gp_err e = {};
-	struct target *t = target_get(d, pid, c->uid, &e);
+	struct target *t = get_authorized(d, c, pid, &e);
 
 	if (!t) {
 		reply_err(c, &e);
