@@ -93,6 +93,7 @@ static int start_daemon(void)
 		if (!freopen(logf, "w", stderr) ||
 		    daemon_parse(15, argv, &o, stdout, stderr))
 			_exit(99);
+		o.idle_ns = 300 * NSEC_PER_MSEC;	/* quiet clients */
 		_exit(daemon_main(&o));
 	}
 	for (i = 0; i < 100 && access(ready, F_OK); i++)
@@ -150,6 +151,29 @@ TEST(standin_queues_drive_the_policy)
 	CHECK(ask("policy\n") == 0 && strstr(reply, "busy_periods=1 "));
 }
 
+/* The daemon closes quiet connections, but not a server's notify one:
+ * its busy belongs to it. */
+TEST(notify_connection_outlives_idle_timeout)
+{
+	int fd2 = gp_notify_open(sock), fd3 = gp_notify_open(sock), i;
+	char req[64], c;
+
+	CHECK(fd2 >= 0 && fd3 >= 0);
+	snprintf(req, sizeof(req), "busy pid=%d\n", child);
+	CHECK(gp_notify_send(fd2, req, NULL, 0) == 0);
+	for (i = 0; i < 9; i++) {		/* 900 ms, idle_ns 300 ms */
+		usleep(100000);
+		CHECK(ask("policy\n") == 0);	/* keeps fd active */
+	}
+	CHECK(strstr(reply, "online_busy=1 ") != NULL);
+	CHECK(read(fd3, &c, 1) <= 0);		/* quiet one: closed */
+	snprintf(req, sizeof(req), "idle pid=%d\n", child);
+	CHECK(gp_notify_send(fd2, req, NULL, 0) == 0);
+	CHECK(wait_busy(0));
+	gp_notify_close(fd2);
+	gp_notify_close(fd3);
+}
+
 TEST(standin_exit_while_busy_ends_busy)
 {
 	int st;
@@ -183,6 +207,7 @@ int main(void)
 	}
 	RUN(watch_request_checked);
 	RUN(standin_queues_drive_the_policy);
+	RUN(notify_connection_outlives_idle_timeout);
 	RUN(standin_exit_while_busy_ends_busy);
 	close(fd);
 	kill(dpid, SIGTERM);

@@ -16,16 +16,22 @@
  *   Numbers are plain decimal (no sign, no leading zero, no 0x). Every
  *   key at most once, only the keys listed for the verb, single spaces,
  *   no trailing space, no CR. Queue ids are below 0x40000000 (KFD's
- *   status bits), distinct, at most PROTO_MAX_QUEUES. for_ns: resume
+ *   status bits), distinct, at most PROTO_MAX_QUEUES. for_ns (at most
+ *   INT64_MAX, GP_DURATION_MAX_NS): resume
  *   after this long (the daemon's --max-hold caps it).
  *
  *   reply   = *INFO "\n" FINAL "\n"
- *     INFO  = "daemon" kv...   pid sessions max_hold_ns kfd=M.m|none
+ *     INFO  = "daemon" kv...   pid sessions detaching max_hold_ns
+ *                              kfd=M.m|none
  *           | "session" kv...  pid runtime queues held held_ns left_ns
+ *                              resume_failures
  *           | "op" kv...       call pid ret ns snapshot_ns requested ok
  *                              invalid error [queues=ID:STATUS,...]
  *     FINAL = "ok"
  *           | "err" " " EXIT " " ERRNO " " MESSAGE
+ *   A suspend the kernel accepted replies "op ..." then the target's
+ *   "session ..." line: the hold as applied (left_ns: --max-hold may
+ *   have cut for_ns short).
  *   EXIT is the gpreempt exit code the client should exit with
  *   (exitcodes.h; "ok" means 0), ERRNO the positive errno or 0, MESSAGE
  *   printable ASCII saying what happened and what to do. A suspend where
@@ -83,7 +89,8 @@ struct proto_req {
 /* The daemon's self-description, first line of every status reply. */
 struct proto_daemon {
 	pid_t pid;
-	uint32_t sessions;
+	uint32_t sessions;	/* held targets */
+	uint32_t detaching;	/* released, detach still pending */
 	uint64_t max_hold_ns;
 	bool kfd;		/* /dev/kfd open; then the version: */
 	uint32_t kfd_major, kfd_minor;
@@ -97,6 +104,7 @@ struct proto_session {
 	uint32_t held;		/* suspended by the daemon */
 	uint64_t held_ns;	/* since the suspend, 0 if none held */
 	uint64_t left_ns;	/* until the watchdog resumes, 0 if none */
+	uint32_t resume_failures; /* failed resumes in a row (retried) */
 };
 
 struct proto_reply {

@@ -83,8 +83,9 @@ int proto_format_daemon(char *buf, size_t len, const struct proto_daemon *d)
 	struct sbuf s;
 
 	sb_init(&s, buf, len);
-	sb_printf(&s, "daemon pid=%d sessions=%u max_hold_ns=%llu", d->pid,
-		  d->sessions, (unsigned long long)d->max_hold_ns);
+	sb_printf(&s, "daemon pid=%d sessions=%u detaching=%u "
+		  "max_hold_ns=%llu", d->pid, d->sessions, d->detaching,
+		  (unsigned long long)d->max_hold_ns);
 	if (d->kfd)
 		sb_printf(&s, " kfd=%u.%u\n", d->kfd_major, d->kfd_minor);
 	else
@@ -99,10 +100,10 @@ int proto_format_session(char *buf, size_t len,
 
 	sb_init(&s, buf, len);
 	sb_printf(&s, "session pid=%d runtime=%s queues=%u held=%u "
-		  "held_ns=%llu left_ns=%llu\n", ps->pid,
+		  "held_ns=%llu left_ns=%llu resume_failures=%u\n", ps->pid,
 		  kfd_runtime_state_name(ps->runtime), ps->queues, ps->held,
 		  (unsigned long long)ps->held_ns,
-		  (unsigned long long)ps->left_ns);
+		  (unsigned long long)ps->left_ns, ps->resume_failures);
 	return sb_done(&s);
 }
 

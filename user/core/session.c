@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "exitcodes.h"
 #include "procfs.h"
 #include "session_int.h"
@@ -95,7 +97,7 @@ int session_handle_event(struct session *s, struct gp_err *e)
 
 	while (read(s->pipe_rd, buf, sizeof(buf)) > 0)
 		;
-	if (!s->alive || !s->enabled)
+	if (!s->tr.alive || !s->enabled)
 		return 0;
 	for (i = 0; i < MAX_EVENTS_PER_WAKE; i++) {
 		/* Peek (clear nothing): the runtime info below can only be
@@ -147,8 +149,9 @@ int session_handle_event(struct session *s, struct gp_err *e)
 
 /* ---- open / close ----------------------------------------------------- */
 
-static void session_free(struct session *s)
+void session_free(struct session *s)
 {
+	tracee_close(&s->tr);
 	if (s->pipe_rd >= 0)
 		close(s->pipe_rd);
 	if (s->pipe_wr >= 0)
@@ -158,15 +161,26 @@ static void session_free(struct session *s)
 	free(s);
 }
 
-struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e)
+struct session *session_open(struct kfd *kfd, pid_t pid,
+			     struct session **detaching, struct gp_err *e)
 {
 	struct kfd_runtime_info ri;
 	struct session *s;
-	int fds[2], r;
+	int fds[2], r, pidfd;
 	long tracer;
 
+	/*
+	 * The process, not its number, from before the checks on: if it
+	 * dies and its pid is reused before the seize, tracee_seize() sees
+	 * it and the stranger is let go untouched.
+	 */
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 && pid > 0 && errno == ESRCH)
+		return gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d "
+				  "(it exited, or is in another pid namespace: "
+				  "KFD and gpreempt use host pids)", pid), NULL;
 	if (session_check_target(pid, e))
-		return NULL;
+		goto refuse;
 	tracer = procfs_tracer(pid);
 	if (tracer > 0) {
 		char comm[32];
@@ -184,15 +198,16 @@ struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e)
 				   "e.g. rocgdb or strace; one tracer per "
 				   "process: stop it first", pid, tracer,
 				   comm);
-		return NULL;
+		goto refuse;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
-		return NULL;
+		goto refuse;
 	}
 	s->kfd = kfd;
 	s->pid = pid;
+	s->tr.pidfd = pidfd;
 	s->pipe_rd = s->pipe_wr = -1;
 	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC)) {
 		gp_err_set(e, GP_EXIT_FAILURE, errno, "pipe: %s",
@@ -202,11 +217,22 @@ struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e)
 	s->pipe_rd = fds[0];
 	s->pipe_wr = fds[1];
 
-	if (ptrace(PTRACE_SEIZE, pid, 0, 0) < 0) {
-		kfd_err(e, KFD_CALL_PTRACE, pid, errno);
+	r = tracee_seize(&s->tr, pid, pidfd);
+	if (r == -ESRCH && s->tr.alive) {
+		gp_err_set(e, GP_EXIT_TARGET, ESRCH, "pid %d exited during "
+			   "the attach (the pid may already name another "
+			   "process, which was left alone)", pid);
 		goto fail;
 	}
-	s->alive = true;
+	if (r == -EPERM) {
+		kfd_ptrace_denied(e, pid, caps_have(CAP_SYS_PTRACE),
+				  procfs_tracer(pid), procfs_yama_scope());
+		goto fail;
+	}
+	if (r < 0) {
+		kfd_err(e, KFD_CALL_PTRACE, pid, -r);
+		goto fail;
+	}
 	r = kfd_dbg_enable(kfd, pid, s->pipe_wr, GP_EC_PROCESS_RUNTIME, &ri);
 	if (r < 0) {
 		kfd_err(e, KFD_CALL_ENABLE, pid, -r);
@@ -223,34 +249,15 @@ struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e)
 		goto fail;
 	return s;
 fail:
-	session_close(s);
+	if (!detaching || session_release(s))
+		session_close(s);
+	else
+		*detaching = s;	/* the caller finishes the detach */
 	return NULL;
-}
-
-void session_close(struct session *s)
-{
-	struct gp_err e;
-
-	if (!s)
-		return;
-	session_handle_wait(s);
-	if (s->alive && s->enabled) {
-		/* Answer a pending runtime handshake first: DISABLE does not
-		 * release a target blocked in RUNTIME_ENABLE. */
-		session_handle_event(s, &e);
-		if (s->n_held)
-			kfd_dbg_resume(s->kfd, s->pid, s->held, s->n_held);
-		/* DISABLE resumes every queue still suspended. */
-		kfd_dbg_disable(s->kfd, s->pid);
-	}
-	/*
-	 * detach() interrupts the leader after DISABLE: if it raced into
-	 * RUNTIME_ENABLE between the drain above and DISABLE, its
-	 * down_interruptible() returns -EINTR, the runtime retries the
-	 * ioctl and, debug now off, it returns at once.
-	 */
-	session_detach(s);
-	session_free(s);
+refuse:
+	if (pidfd >= 0)
+		close(pidfd);
+	return NULL;
 }
 
 /* ---- accessors -------------------------------------------------------- */
@@ -267,7 +274,7 @@ int session_event_fd(const struct session *s)
 
 bool session_alive(const struct session *s)
 {
-	return s->alive && s->enabled;
+	return s->tr.alive && s->enabled && !s->tr.detaching;
 }
 
 uint32_t session_runtime_state(const struct session *s)

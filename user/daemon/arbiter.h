@@ -57,6 +57,9 @@ uint64_t arbiter_deadline(const struct daemon *d);
 int arbiter_request(struct daemon *d, struct client *c, const char *line,
 		    size_t len);
 void arbiter_client_closed(struct daemon *d, struct client *c);
+/* A server's notify connection: kept open however long it is quiet (its
+ * busy belongs to it; closing it would resume offline mid-request). */
+bool arbiter_keeps(const struct daemon *d, const struct client *c);
 /* A target left the daemon (exited, detached). */
 void arbiter_target_gone(struct daemon *d, int pid);
 

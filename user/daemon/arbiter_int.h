@@ -34,6 +34,8 @@ struct arbiter {
 	uint64_t trigger_ns;	/* when the last busy arrived */
 	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
 	uint64_t next_poll;
+	int n_notify;		/* connections that said busy/idle */
+	const struct client *notify_c[DAEMON_MAX_CLIENTS];
 	struct gp_qwatch qw;	/* --detect queues */
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
@@ -46,6 +48,7 @@ struct arb_proc *arb_find(struct arbiter *a, int pid);
 struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 			 enum gp_pclass cls);
 void arb_apply(struct daemon *d);
+void arb_note_notify(struct arbiter *a, const struct client *c);
 void arb_offline_join(struct daemon *d, struct arb_proc *p);
 void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
 

@@ -32,8 +32,21 @@
 #include "arbiter.h"
 
 #define DAEMON_DEFAULT_MAX_HOLD_NS (10ULL * 1000000000ULL)
-/* Connected clients at once; more are told so and closed. */
+/*
+ * Connected clients at once; more are told so and closed. Non-root
+ * clients get all but DAEMON_ROOT_SLOTS of them, so root can always
+ * connect to see and end what others do.
+ */
 #define DAEMON_MAX_CLIENTS 64
+#define DAEMON_ROOT_SLOTS 8
+/* A failed resume is retried after 100 ms, doubling up to 5 s. */
+#define RESUME_RETRY_MIN_NS (100ULL * 1000000ULL)
+#define RESUME_RETRY_MAX_NS (5ULL * 1000000000ULL)
+/* Targets one non-root user may have the daemon hold at once. */
+#define DAEMON_MAX_PER_UID 8
+/* A connection with no request read and no reply taken this long is
+ * closed (a client that stops reading, or never writes). */
+#define DAEMON_IDLE_NS (30ULL * 1000000000ULL)
 
 struct daemon_opts {
 	const char *socket;	/* NULL: PROTO_DEFAULT_SOCKET */
@@ -42,6 +55,7 @@ struct daemon_opts {
 	const char *ready;	/* written with our pid once listening */
 	const char *send;	/* client mode (ctl_send_raw): this line */
 	bool verbose;		/* log every request */
+	uint64_t idle_ns;	/* 0: DAEMON_IDLE_NS (tests set it) */
 	bool help;		/* --help printed: exit 0 */
 	struct arbiter_opts arb;	/* arbiter.h (--online, --offline, ...) */
 };

@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <time.h>
 
 #include "daemon_int.h"
 #include "exitcodes.h"
 #include "util.h"
 
-struct target *target_find(struct daemon *d, pid_t pid)
+static struct target *slot(struct daemon *d, pid_t pid)
 {
 	uint32_t i;
 
@@ -22,11 +23,39 @@ struct target *target_find(struct daemon *d, pid_t pid)
 	return NULL;
 }
 
+struct target *target_find(struct daemon *d, pid_t pid)
+{
+	struct target *t = slot(d, pid);
+
+	return t && !t->detaching ? t : NULL;
+}
+
+static void forget(struct daemon *d, struct target *t)
+{
+	if (t->detaching)
+		d->n_detaching--;
+	session_free(t->s);
+	*t = d->t[--d->n_t];
+}
+
+/* A detach that could not finish at once: keep the target until it does. */
+static void keep_detaching(struct daemon *d, struct target *t)
+{
+	t->detaching = true;
+	t->held_since = t->deadline = 0;
+	d->n_detaching++;
+	dlog("pid %d cannot stop yet (in a vfork or an uninterruptible "
+	     "sleep, or its leader exited before its threads): its detach "
+	     "finishes when it can", t->pid);
+}
+
 void target_drop(struct daemon *d, struct target *t)
 {
 	arbiter_target_gone(d, t->pid);
-	session_close(t->s);
-	*t = d->t[--d->n_t];
+	if (t->detaching || session_release(t->s))
+		forget(d, t);
+	else
+		keep_detaching(d, t);
 }
 
 /*
@@ -45,16 +74,39 @@ static int need_kfd(struct daemon *d, struct gp_err *e)
 	return 0;
 }
 
-struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
+/* Targets attached for uid (held or detaching). */
+static uint32_t owned(const struct daemon *d, uid_t uid)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->n_t; i++)
+		n += d->t[i].uid == uid;
+	return n;
+}
+
+struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
+			  struct gp_err *e)
 {
 	struct target *t = target_find(d, pid);
-	struct session *s;
+	struct session *s, *pending = NULL;
 	uint64_t t0;
 
 	if (t)
 		return t;
+	if (slot(d, pid)) {
+		gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d is still being "
+			   "detached (it cannot stop yet, e.g. it waits for "
+			   "a vfork child): try again once it can", pid);
+		return NULL;
+	}
 	if (session_check_pid(pid, e) || need_kfd(d, e))
 		return NULL;
+	if (uid && owned(d, uid) >= DAEMON_MAX_PER_UID) {
+		gp_err_set(e, GP_EXIT_BUSY, EDQUOT, "uid %u holds %d targets "
+			   "in the daemon already, the quota of a non-root "
+			   "user: detach one first", uid, DAEMON_MAX_PER_UID);
+		return NULL;
+	}
 	if (d->n_t == PROTO_MAX_SESSIONS) {
 		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the daemon holds %d "
 			   "targets already: detach one first",
@@ -62,13 +114,18 @@ struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
 		return NULL;
 	}
 	t0 = monotonic_ns();
-	s = session_open(&d->kfd, pid, e);
-	if (!s)
+	s = session_open(&d->kfd, pid, &pending, e);
+	if (!s && !pending)
 		return NULL;
 	t = &d->t[d->n_t++];
 	memset(t, 0, sizeof(*t));
-	t->s = s;
+	t->s = s ? s : pending;
 	t->pid = pid;
+	t->uid = uid;
+	if (!s) {
+		keep_detaching(d, t);
+		return NULL;
+	}
 	dlog("attached to pid %d (runtime %s, %.3f ms)", pid,
 	     kfd_runtime_state_name(session_runtime_state(s)),
 	     (monotonic_ns() - t0) / 1e6);
@@ -84,6 +141,7 @@ void target_info(const struct target *t, struct proto_session *ps)
 	ps->runtime = session_runtime_state(t->s);
 	session_queues(t->s, &ps->queues);
 	ps->held = session_suspended_count(t->s);
+	ps->resume_failures = t->resume_failures;
 	if (t->held_since)
 		ps->held_ns = now - t->held_since;
 	if (t->deadline)
@@ -117,26 +175,49 @@ void hold_end(struct target *t)
 	t->held_since = t->deadline = 0;
 }
 
-void target_resume_all(struct target *t, const char *why)
+/*
+ * A resume that left queues suspended (the ioctl failed, or the GPU
+ * failed to map some queue) is retried: the hold stays, with a deadline
+ * RESUME_RETRY_MIN_NS away, doubling up to RESUME_RETRY_MAX_NS; status
+ * shows the failures. Never forgotten: only a resume that leaves nothing
+ * suspended, the target's exit or a detach (DISABLE resumes all) ends it.
+ */
+int target_resume_all(struct target *t, const char *why)
 {
 	struct session_op op = {};
 	struct gp_err e = {};
-	char held[32];
+	uint64_t now = monotonic_ns(), wait;
+	char held[32], next[32];
 	int r;
 
 	if (!t->held_since && !session_suspended_count(t->s))
-		return;
-	fmt_ns(held, sizeof(held), t->held_since ?
-	       monotonic_ns() - t->held_since : 0);
+		return 0;
+	fmt_ns(held, sizeof(held), t->held_since ? now - t->held_since : 0);
 	r = session_resume(t->s, NULL, 0, &op, &e);
-	if (r && r != GP_EXIT_PARTIAL)
-		dlog("%s: resuming pid %d failed: %s", why, t->pid, e.msg);
-	else
+	session_op_free(&op);
+	if ((!r || r == GP_EXIT_PARTIAL) && !session_suspended_count(t->s)) {
 		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
 		     "%u invalid, %u error)", why, t->pid, held, op.n,
 		     op.n_ok, op.n_invalid, op.n_error);
-	session_op_free(&op);
-	hold_end(t);
+		hold_end(t);
+		t->resume_failures = 0;
+		return 0;
+	}
+	wait = RESUME_RETRY_MIN_NS << (t->resume_failures < 6 ?
+				       t->resume_failures : 6);
+	if (wait > RESUME_RETRY_MAX_NS)
+		wait = RESUME_RETRY_MAX_NS;
+	t->resume_failures++;
+	if (!t->held_since)
+		t->held_since = now;
+	t->deadline = now + wait;
+	fmt_ns(next, sizeof(next), wait);
+	dlog("%s: resuming pid %d failed (attempt %u), %u queue%s still "
+	     "suspended, retrying in %s: %s", why, t->pid, t->resume_failures,
+	     session_suspended_count(t->s),
+	     session_suspended_count(t->s) == 1 ? "" : "s", next,
+	     r ? e.msg : "some queues failed to map");
+	return -1;
 }
 
 /* Arm the timerfd at the earliest hold deadline (or disarm it). */
@@ -171,7 +252,9 @@ void targets_watchdog(struct daemon *d)
 		if (!t->deadline || t->deadline > now)
 			continue;
 		fmt_ns(dur, sizeof(dur), d->max_hold_ns);
-		if (now - t->held_since + 1000000 >= d->max_hold_ns)
+		if (t->resume_failures)
+			snprintf(why, sizeof(why), "resume retry");
+		else if (now - t->held_since + 1000000 >= d->max_hold_ns)
 			snprintf(why, sizeof(why), "watchdog (--max-hold %s)",
 				 dur);
 		else
@@ -201,6 +284,13 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 
 		if (!all && !ev[i].revents)
 			continue;
+		if (t->detaching) {
+			if (session_detach_poll(t->s)) {
+				dlog("detached from pid %d at last", t->pid);
+				forget(d, t);
+			}
+			continue;
+		}
 		if (session_handle_event(t->s, &e))
 			dlog("pid %d: %s", t->pid, e.msg);
 		if (session_handle_wait(t->s) || !session_alive(t->s)) {
@@ -210,15 +300,36 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 	}
 }
 
+/*
+ * Release every target, give the pending detaches a moment, then go:
+ * what is still pending the kernel finishes when this process exits.
+ */
 void targets_shutdown(struct daemon *d, int sig)
 {
+	struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
+	uint64_t end = monotonic_ns() + 2 * NSEC_PER_SEC;
+	uint32_t i, left;
+
 	dlog("%s: resuming and detaching %u target%s", strsignal(sig),
 	     d->n_t, d->n_t == 1 ? "" : "s");
-	while (d->n_t) {
-		struct target *t = &d->t[d->n_t - 1];
+	for (i = 0; i < d->n_t; i++) {
+		struct target *t = &d->t[i];
 
-		target_resume_all(t, "shutdown");
-		session_close(t->s);
-		d->n_t--;
+		if (!t->detaching)
+			target_resume_all(t, "shutdown");
+		t->detaching = !session_release(t->s);
 	}
+	do {
+		for (left = 0, i = 0; i < d->n_t; i++)
+			if (d->t[i].detaching &&
+			    !session_detach_poll(d->t[i].s))
+				left++;
+		if (left)
+			nanosleep(&ts, NULL);
+	} while (left && monotonic_ns() < end);
+	if (left)
+		dlog("%u detach%s pending: the kernel finishes them as we "
+		     "exit", left, left == 1 ? "" : "es");
+	while (d->n_t)
+		session_free(d->t[--d->n_t].s);
 }
