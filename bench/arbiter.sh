@@ -5,7 +5,9 @@
 # with K = 1, 4, 16 offline processes, and on the host with no offline
 # process (socket + policy path only: no KFD here). Reports p50/p99 of the
 # busy round trip (the daemon answers after the last SUSPEND ioctl) and
-# the daemon's own busy-to-SUSPEND-issued histogram.
+# the daemon's own busy-to-SUSPEND-issued histogram. First, on the host:
+# the queue watcher's CPU cost per poll for 1, 16 and 128 queues of one
+# process (bench/qwatch-cost), as a share of one CPU at --poll 200us.
 #	bench/arbiter.sh [--quick]        (BENCH_ARB_N rounds, default 300)
 # Method and figures: docs/benchmarks.md ("Arbiter").
 set -euo pipefail
@@ -19,6 +21,15 @@ CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOU
 cc $CFLAGS -static -Iuser/notify bench/arb-lat.c user/notify/gp_notify.c \
 	-o "$OUT/build/arb-lat"
 make -s OUTPUT="$OUT/host" BINDIR="$OUT/host/bin" "$OUT/host/bin/gpreempt-ctl"
+cc $CFLAGS -Iuser/policy bench/qwatch-cost.c user/policy/qwatch.c \
+	-o "$OUT/build/qwatch-cost"
+
+echo "# queue watcher: CPU per poll (one process_vm_readv), host"
+printf '%-10s %14s %18s\n' "queues" "ns per poll" "CPU % at 200us"
+for q in 1 16 128; do
+	"$OUT/build/qwatch-cost" $q $((N * 50)) |
+		awk '{ printf "%-10s %14s %18s\n", $3, $4, $5 }'
+done
 
 # p50 p99 (nearest rank) in us of column $1 of stdin.
 pct() {
