@@ -70,6 +70,8 @@ nobody() {
 
 @test "daemon bad arguments: exit 2, no socket" {
 	run -2 "$CTL" daemon --socket "$SOCK" --max-hold 0
+	# fits 64 bits, but now + it would wrap: refused, not a 0 s watchdog
+	run -2 "$CTL" daemon --socket "$SOCK" --max-hold 5000000h
 	run -2 "$CTL" daemon --socket "$SOCK" --max-hold soon
 	run -2 "$CTL" daemon --socket "$SOCK" extra
 	run -2 "$CTL" daemon --socket "$SOCK" --bogus
@@ -97,7 +99,7 @@ nobody() {
 	start_daemon --max-hold 3s
 	send status
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "daemon pid=$DPID sessions=0 max_hold_ns=3000000000 kfd=none" ]
+	[ "${lines[0]}" = "daemon pid=$DPID sessions=0 detaching=0 max_hold_ns=3000000000 kfd=none" ]
 	[ "${lines[1]}" = ok ]
 	run -0 "$CTL" status --socket "$SOCK" -j
 	echo "$output" | jq -e "select(.type == \"daemon\") |
@@ -193,12 +195,68 @@ nobody() {
 	stop_daemon TERM
 }
 
+@test "daemon: a group member acts only on its own processes" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	sleep 300 &
+	TARGET=$!
+	setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 300 &
+	local mine=$!
+	start_daemon --group nogroup
+	# another user's process (root's): refused before anything is done,
+	# the refusal names the rule
+	for verb in suspend attach resume detach; do
+		run -3 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+			--send "$verb pid=$TARGET"
+		[[ "$output" == "err 3 1 "*"root or the process's own uid"* ]] ||
+			{ echo "$verb: $output"; false; }
+	done
+	[ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$TARGET/status)" = 0 ]
+	grep -q "refused uid 65534 on pid $TARGET" "$D/log"
+	# its own process passes the rule (and meets the missing /dev/kfd)
+	run -4 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+		--send "suspend pid=$mine"
+	# root acts on anyone's
+	send "attach pid=$mine"
+	[ "$status" -eq 4 ]
+	kill "$mine"
+	stop_daemon TERM
+}
+
+@test "daemon --ready never writes through a planted symlink" {
+	echo precious > "$D/victim"
+	echo precious > "$D/victim2"
+	ln -s "$D/victim" "$D/ready.tmp"
+	ln -s "$D/victim2" "$D/ready"
+	start_daemon
+	# start_daemon saw the planted link's target: wait for the real file
+	for _ in $(seq 100); do
+		[ -L "$D/ready" ] || break
+		sleep 0.05
+	done
+	[ "$(cat "$D/victim")" = precious ]
+	[ "$(cat "$D/victim2")" = precious ]
+	[ ! -L "$D/ready" ] && [ "$(cat "$D/ready")" = "$DPID" ]
+	stop_daemon TERM
+}
+
 @test "daemon exits 0 and removes its socket on SIGTERM, SIGINT, SIGHUP" {
 	for sig in TERM INT HUP; do
 		start_daemon
 		stop_daemon "$sig"
 		grep -q "removed $SOCK" "$D/log"
 	done
+}
+
+@test "daemon: SIGTSTP/SIGTTIN/SIGTTOU neither stop nor end it" {
+	start_daemon
+	for sig in TSTP TTIN TTOU; do
+		kill "-$sig" "$DPID"
+		send status
+		[ "$status" -eq 0 ] || { echo "after SIG$sig: $output"; false; }
+		[ "$(awk '{ print $3 }' /proc/$DPID/stat)" != T ]
+	done
+	grep -q "Stopped ignored" "$D/log"
+	stop_daemon TERM
 }
 
 @test "daemon: a second one on the same socket exits 11, the first serves on" {

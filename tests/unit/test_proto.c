@@ -63,8 +63,8 @@ TEST(request_keys)
 	      q.n_queues == 1 && q.queues[0] == 0);
 	CHECK(req("resume pid=5 queues=4") == 0 && q.n_queues == 1);
 	CHECK(req("suspend pid=1 grace=4294967295 "
-		  "for_ns=18446744073709551615") == 0 &&
-	      q.grace == UINT32_MAX && q.for_ns == UINT64_MAX);
+		  "for_ns=9223372036854775807") == 0 &&
+	      q.grace == UINT32_MAX && q.for_ns == INT64_MAX);
 }
 
 TEST(request_malformed)
@@ -105,6 +105,11 @@ TEST(request_malformed)
 	CHECK(refused("suspend pid=1 grace=4294967296", EINVAL, "bad grace"));
 	CHECK(refused("suspend pid=1 for_ns=0", EINVAL, "bad for_ns"));
 	CHECK(refused("suspend pid=1 for_ns=18446744073709551616", EINVAL,
+		      "bad for_ns"));
+	/* a hold that would overflow a monotonic deadline is refused */
+	CHECK(refused("suspend pid=1 for_ns=9223372036854775808", EINVAL,
+		      "bad for_ns"));
+	CHECK(refused("suspend pid=1 for_ns=18446744073709551615", EINVAL,
 		      "bad for_ns"));
 	CHECK(refused("suspend pid=1 queues=1,", EINVAL, "bad queue id ''"));
 	CHECK(refused("suspend pid=1 queues=,1", EINVAL, "bad queue id"));
@@ -231,11 +236,12 @@ TEST(reply_err_format)
 
 TEST(reply_status_round_trip)
 {
-	struct proto_daemon d = { 77, 2, 10000000000ULL, true, 1, 17 };
-	struct proto_session s1 = { 42, DEBUG_RUNTIME_STATE_ENABLED, 3, 2,
-				    1500, 8500 };
-	struct proto_session s2 = { 43, DEBUG_RUNTIME_STATE_DISABLED, 0, 0,
-				    0, 0 };
+	struct proto_daemon d = { 77, 2, 0, 10000000000ULL, true, 1, 17 };
+	/* static: zeroed padding, for the memcmp below */
+	static struct proto_session s1 = {
+		42, DEBUG_RUNTIME_STATE_ENABLED, 3, 2, 1500, 8500, 3 };
+	static struct proto_session s2 = {
+		43, DEBUG_RUNTIME_STATE_DISABLED, 0, 0, 0, 0, 0 };
 	char buf[4096];
 	int n = 0;
 
@@ -243,12 +249,12 @@ TEST(reply_status_round_trip)
 	n += proto_format_session(buf + n, sizeof(buf) - n, &s1);
 	n += proto_format_session(buf + n, sizeof(buf) - n, &s2);
 	n += proto_format_ok(buf + n, sizeof(buf) - n);
-	CHECK_STR(buf, "daemon pid=77 sessions=2 max_hold_ns=10000000000 "
-		  "kfd=1.17\n"
+	CHECK_STR(buf, "daemon pid=77 sessions=2 detaching=0 "
+		  "max_hold_ns=10000000000 kfd=1.17\n"
 		  "session pid=42 runtime=ENABLED queues=3 held=2 "
-		  "held_ns=1500 left_ns=8500\n"
+		  "held_ns=1500 left_ns=8500 resume_failures=3\n"
 		  "session pid=43 runtime=DISABLED queues=0 held=0 "
-		  "held_ns=0 left_ns=0\n"
+		  "held_ns=0 left_ns=0 resume_failures=0\n"
 		  "ok\n");
 	CHECK(reply(buf) == 0 && r.exit == 0 && r.has_daemon);
 	CHECK(r.daemon.pid == 77 && r.daemon.sessions == 2 &&
@@ -260,7 +266,7 @@ TEST(reply_status_round_trip)
 	d.kfd = false;
 	d.kfd_major = d.kfd_minor = 0;
 	CHECK(proto_format_daemon(buf, sizeof(buf), &d) > 0);
-	CHECK_STR(buf, "daemon pid=77 sessions=2 max_hold_ns=10000000000 "
+	CHECK_STR(buf, "daemon pid=77 sessions=2 detaching=0 max_hold_ns=10000000000 "
 		  "kfd=none\n");
 	strcat(buf, "ok\n");
 	CHECK(reply(buf) == 0 && !r.daemon.kfd);
@@ -272,36 +278,33 @@ TEST(reply_op_round_trip)
 		{ 1, KFD_Q_OK }, { 2, KFD_Q_INVALID }, { 3, KFD_Q_ERROR },
 	};
 	struct session_op op = {
-		.call = KFD_CALL_SUSPEND, .ret = 1, .ns = 12345,
+		.call = KFD_CALL_SUSPEND, .pid = 42, .ret = 1, .ns = 12345,
 		.snapshot_ns = 678, .n = 3, .n_ok = 1, .n_invalid = 1,
-		.n_error = 1, .q = qr,
+		.n_error = 1, .nq = 3, .q = qr,
 	};
-	struct session_op back;
-	static struct proto_op p;
 	struct gp_err x = {};
 	char buf[4096];
 	int n;
 
-	proto_op_from_session(&p, 42, &op);
-	n = proto_format_op(buf, sizeof(buf), &p);
+	n = proto_format_op(buf, sizeof(buf), &op);
 	CHECK_STR(buf, "op call=suspend pid=42 ret=1 ns=12345 "
 		  "snapshot_ns=678 requested=3 ok=1 invalid=1 error=1 "
 		  "queues=1:ok,2:invalid,3:error\n");
 	gp_err_set(&x, GP_EXIT_PARTIAL, 0, "2 of 3 queues not suspended");
 	n += proto_format_err(buf + n, sizeof(buf) - n, &x);
 	CHECK(reply(buf) == 0 && r.has_op && r.exit == GP_EXIT_PARTIAL);
-	CHECK(!memcmp(&r.op, &p, sizeof(p)));
-	proto_op_to_session(&r.op, &back);
-	CHECK(back.call == KFD_CALL_SUSPEND && back.ret == 1 &&
-	      back.ns == 12345 && back.n == 3 && back.n_invalid == 1 &&
-	      back.q[1].id == 2 && back.q[1].status == KFD_Q_INVALID);
+	/* the same type comes back, q pointing into the reply */
+	CHECK(r.op.call == KFD_CALL_SUSPEND && r.op.pid == 42 &&
+	      r.op.ret == 1 && r.op.ns == 12345 && r.op.snapshot_ns == 678 &&
+	      r.op.n == 3 && r.op.nq == 3 && r.op.n_ok == 1 &&
+	      r.op.n_invalid == 1 && r.op.n_error == 1 && r.op.q == r.q &&
+	      !memcmp(r.op.q, qr, sizeof(qr)));
 
 	/* a failed ioctl: negative ret, no queues */
 	op.call = KFD_CALL_RESUME;
 	op.ret = -ESRCH;
-	op.n = op.n_ok = op.n_invalid = op.n_error = 0;
-	proto_op_from_session(&p, 42, &op);
-	n = proto_format_op(buf, sizeof(buf), &p);
+	op.n = op.nq = op.n_ok = op.n_invalid = op.n_error = 0;
+	n = proto_format_op(buf, sizeof(buf), &op);
 	CHECK_STR(buf, "op call=resume pid=42 ret=-3 ns=12345 "
 		  "snapshot_ns=678 requested=0 ok=0 invalid=0 error=0\n");
 	strcat(buf, "ok\n");
@@ -311,18 +314,19 @@ TEST(reply_op_round_trip)
 TEST(reply_malformed)
 {
 	/* missing key, unknown key, repeated key, bad values */
-	CHECK(reply("daemon pid=1 sessions=0 kfd=none\nok\n") == -1);
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 kfd=none\nok\n") ==
+	      -1);
 	CHECK(strstr(e.msg, "missing key 'max_hold_ns'"));
-	CHECK(reply("daemon pid=1 sessions=0 max_hold_ns=1 kfd=none "
-		    "x=1\nok\n") == -1);
-	CHECK(reply("daemon pid=1 pid=1 sessions=0 max_hold_ns=1 "
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 "
+		    "kfd=none x=1\nok\n") == -1);
+	CHECK(reply("daemon pid=1 pid=1 sessions=0 detaching=0 max_hold_ns=1 "
 		    "kfd=none\nok\n") == -1);
-	CHECK(reply("daemon pid=1 sessions=0 max_hold_ns=1 kfd=1\nok\n")
-	      == -1);
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 "
+		    "kfd=1\nok\n") == -1);
 	CHECK(reply("session pid=1 runtime=WEIRD queues=0 held=0 held_ns=0 "
-		    "left_ns=0\nok\n") == -1);
+		    "left_ns=0 resume_failures=0\nok\n") == -1);
 	CHECK(reply("session pid=0 runtime=ENABLED queues=0 held=0 "
-		    "held_ns=0 left_ns=0\nok\n") == -1);
+		    "held_ns=0 left_ns=0 resume_failures=0\nok\n") == -1);
 	/* queue list must match requested= */
 	CHECK(reply("op call=suspend pid=1 ret=0 ns=1 snapshot_ns=1 "
 		    "requested=2 ok=2 invalid=0 error=0 queues=1:ok\nok\n")
@@ -339,8 +343,8 @@ TEST(reply_malformed)
 		    "requested=0 ok=0 invalid=0 error=0\n"
 		    "op call=resume pid=1 ret=0 ns=1 snapshot_ns=1 "
 		    "requested=0 ok=0 invalid=0 error=0\nok\n") == -1);
-	CHECK(reply("daemon pid=1 sessions=0 max_hold_ns=1 kfd=none\n"
-		    "daemon pid=1 sessions=0 max_hold_ns=1 kfd=none\nok\n")
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 kfd=none\n"
+		    "daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 kfd=none\nok\n")
 	      == -1);
 	CHECK(reply("session  pid=1\nok\n") == -1);
 	CHECK(reply("ok\r\n") == -1);
@@ -349,7 +353,7 @@ TEST(reply_malformed)
 TEST(reply_many_sessions)
 {
 	static char buf[PROTO_MAX_SESSIONS * 128 + 256];
-	struct proto_session s = { 1, 1, 0, 0, 0, 0 };
+	struct proto_session s = { 1, 1, 0, 0, 0, 0, 0 };
 	int n = 0, i;
 
 	for (i = 0; i < PROTO_MAX_SESSIONS; i++) {
@@ -368,10 +372,10 @@ TEST(reply_many_sessions)
 TEST(reply_op_many_queues)
 {
 	static struct session_qres qr[PROTO_MAX_QUEUES + 10];
-	static struct proto_op p;
 	static char buf[PROTO_MAX_LINE];
-	struct session_op op = { .call = KFD_CALL_SUSPEND,
-				 .n = PROTO_MAX_QUEUES + 10, .q = qr };
+	struct session_op op = { .call = KFD_CALL_SUSPEND, .pid = 1,
+				 .n = PROTO_MAX_QUEUES + 10,
+				 .nq = PROTO_MAX_QUEUES + 10, .q = qr };
 	int i, n;
 
 	for (i = 0; i < PROTO_MAX_QUEUES + 10; i++) {
@@ -379,9 +383,7 @@ TEST(reply_op_many_queues)
 		qr[i].status = KFD_Q_INVALID;
 	}
 	op.n_invalid = op.n;
-	proto_op_from_session(&p, 1, &op);
-	CHECK(p.nq == PROTO_MAX_QUEUES && p.n == PROTO_MAX_QUEUES + 10);
-	n = proto_format_op(buf, sizeof(buf), &p);
+	n = proto_format_op(buf, sizeof(buf), &op);
 	CHECK(n > 0 && n < PROTO_MAX_LINE);	/* the worst case fits */
 	proto_format_ok(buf + n, sizeof(buf) - n);
 	CHECK(reply(buf) == 0 && r.op.nq == PROTO_MAX_QUEUES &&

@@ -28,8 +28,17 @@
 #include <sys/types.h>
 #include <linux/kfd_ioctl.h>
 
+#include "err.h"
+
 #define KFD_DEV_PATH "/dev/kfd"
+/* One directory per KFD process (the one home of this path). */
 #define KFD_SYSFS_PROC "/sys/class/kfd/kfd/proc"
+/*
+ * Queue ids use bits 0..29: SUSPEND/RESUME write their per-queue status
+ * into bits 30 and 31 (KFD_DBG_QUEUE_ERROR_MASK, _INVALID_MASK), so an
+ * id at or above this cannot be named. The CLI and the protocol check it.
+ */
+#define KFD_QUEUE_ID_LIMIT 0x40000000u
 #define KFD_SCHED_POLICY_PATH "/sys/module/amdgpu/parameters/sched_policy"
 /* The debug-trap API arrived in KFD ioctl 1.13 (Linux 6.5). */
 #define KFD_DEBUG_MAJOR 1
@@ -71,20 +80,6 @@ enum kfd_call {
 const char *kfd_call_name(enum kfd_call call);
 
 /*
- * An error for the user: exit code (enum gp_exit), the errno (0 if
- * none) and one line saying what happened and what to do. Shared by the
- * KFD layer, the session and the daemon (which sends msg to its client).
- */
-struct gp_err {
-	int exit;
-	int err;
-	char msg[384];
-};
-
-void gp_err_set(struct gp_err *e, int exit, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/*
  * Pure: the likely cause and the remedy of errno err (positive) returned
  * by call, and the exit code it maps to. cause/remedy point to static
  * strings (remedy may be ""). Never fails: unknown pairs get a generic
@@ -94,6 +89,16 @@ int kfd_explain(enum kfd_call call, int err, const char **cause,
 		const char **remedy);
 /* kfd_explain() into e: "<call> on pid N: <strerror>: <cause>. <remedy>". */
 void kfd_err(struct gp_err *e, enum kfd_call call, pid_t pid, int err);
+
+/*
+ * Pure: PTRACE_SEIZE of pid failed EPERM; which of its causes, into e.
+ * has_cap: CAP_SYS_PTRACE in our effective set; tracer: the target's
+ * TracerPid (0 none); yama_scope: /proc/sys/kernel/yama/ptrace_scope, or
+ * -1 without Yama. Only a missing capability is exit 3 (GP_EXIT_PRIV);
+ * another tracer is 9, Yama 3, a non-dumpable target or an LSM are 8.
+ */
+void kfd_ptrace_denied(struct gp_err *e, pid_t pid, bool has_cap,
+		       pid_t tracer, long yama_scope);
 
 /*
  * Pure: does KFD ioctl version major.minor have the debug-trap API?
@@ -175,16 +180,15 @@ enum kfd_qstatus {
 	KFD_Q_INVALID,		/* no such queue, new (not snapshotted) or
 				 * being destroyed */
 	KFD_Q_ERROR,		/* the hardware failed to (un)map it */
+	KFD_Q_NOT_DONE,		/* the ioctl itself failed: not acted on */
 };
 
 /* Pure decoders of one word written back by SUSPEND/RESUME. */
 uint32_t kfd_queue_word_id(uint32_t word);
 enum kfd_qstatus kfd_queue_word_status(uint32_t word);
-/* "ok", "invalid", "error" */
+/* "ok", "invalid", "error", "not_done" */
 const char *kfd_qstatus_name(enum kfd_qstatus st);
 /* "DISABLED", "ENABLED", "ENABLED_BUSY", "ENABLED_ERROR", "UNKNOWN" */
 const char *kfd_runtime_state_name(uint32_t state);
-/* "compute", "sdma", "compute_aql", "sdma_xgmi", "sdma_by_eng_id", "?" */
-const char *kfd_queue_type_name(uint32_t type);
 
 #endif

@@ -22,9 +22,11 @@
  *     PTRACE_LISTEN, and notices the target's exit. Calling it when
  *     nothing is pending is harmless; calling it periodically (e.g. every
  *     poll timeout) is a good safety net;
- *  3. session_close() on every exit path (normal end, error, SIGINT,
- *     SIGTERM, SIGHUP): it resumes what it suspended, DISABLEs debug (the
- *     kernel then resumes all queues) and detaches.
+ *  3. on every exit path (normal end, error, SIGINT, SIGTERM, SIGHUP)
+ *     session_release(), which resumes what it suspended, DISABLEs debug
+ *     (the kernel then resumes all queues) and begins the detach, then
+ *     session_detach_poll() until done and session_free() (a one-shot
+ *     holder that exits next may call session_close()).
  * If the holder is SIGKILLed, the kernel's mm-release notifier of the
  * holder DISABLEs debug on every target, which resumes their queues.
  *
@@ -66,19 +68,42 @@ int session_check_target(pid_t pid, struct gp_err *e);
  * (clearing EC_QUEUE_NEW). kfd must stay open for the session's life and
  * may be shared by many sessions. NULL on failure, with e filled (exit
  * codes: 8 target, 9 busy/another debugger, 7 no debug API, 3 privilege).
- * Everything done before the failure is undone.
+ * Everything done before the failure is undone; when the detach that
+ * undoes the attach cannot finish at once (tracee.h) and detaching is
+ * not NULL, *detaching gets the session to finish with
+ * session_detach_poll() and session_free(); with NULL, session_close().
  */
-struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e);
+struct session *session_open(struct kfd *kfd, pid_t pid,
+			     struct session **detaching, struct gp_err *e);
 
 /*
- * Block SIGINT, SIGTERM, SIGHUP and SIGCHLD and return a non-blocking
- * signalfd for them (-errno on failure; *old gets the previous mask), so
- * a holder's poll loop turns every stop request into session_close()
- * and every ptrace stop into session_handle_wait().
+ * Block SIGINT, SIGTERM, SIGHUP, SIGCHLD and the job-control stops
+ * (SIGTSTP, SIGTTIN, SIGTTOU: a stopped holder would stretch its hold)
+ * and return a non-blocking signalfd for them (-errno on failure; *old
+ * gets the previous mask), so a holder's poll loop turns every stop
+ * request into session_close(), every ptrace stop into
+ * session_handle_wait(), and ignores the rest.
  */
 int session_signalfd(sigset_t *old);
+/* SIGINT, SIGTERM, SIGHUP end a hold; the other signals of the set do not. */
+bool session_signal_ends_hold(int sig);
 
-/* Resume what this session suspended, DISABLE, detach, free. NULL ok. */
+/*
+ * Teardown without blocking (the daemon): resume what this session
+ * suspended, DISABLE (the kernel resumes every queue), begin the detach.
+ * 1 when the target is detached or gone, 0 when the detach is pending:
+ * poll session_detach_poll() on SIGCHLD and periodically until it
+ * returns 1, then session_free(). Never free a session before: its
+ * target would stay traced, stopped or an unreaped zombie (tracee.h).
+ */
+int session_release(struct session *s);
+int session_detach_poll(struct session *s);
+void session_free(struct session *s);
+/*
+ * One-shot holders: release, wait for the detach up to 2 s, free. NULL
+ * ok. The caller must exit soon after: the kernel completes a detach
+ * left pending when its tracer exits.
+ */
 void session_close(struct session *s);
 
 pid_t session_pid(const struct session *s);
@@ -88,8 +113,7 @@ int session_event_fd(const struct session *s);
 bool session_alive(const struct session *s);
 /* The target's runtime state (DEBUG_RUNTIME_STATE_*), as last seen. */
 uint32_t session_runtime_state(const struct session *s);
-/* Monotonic ns of the attach; number of queues this session holds. */
-uint64_t session_attached_ns(const struct session *s);
+/* Number of queues this session holds suspended. */
 uint32_t session_suspended_count(const struct session *s);
 
 /*
@@ -114,14 +138,24 @@ struct session_qres {
 	enum kfd_qstatus status;
 };
 
+/*
+ * The result of one suspend or resume: made by session_suspend/_resume,
+ * carried over the daemon's socket (proto.h formats and parses it) and
+ * printed by the CLI, one type all the way.
+ */
 struct session_op {
 	enum kfd_call call;	/* KFD_CALL_SUSPEND or KFD_CALL_RESUME */
+	pid_t pid;		/* the target */
 	int ret;		/* queues acted on (>= 0), or -errno */
 	uint64_t ns;		/* duration of the ioctl */
 	uint64_t snapshot_ns;	/* duration of the snapshot before, or 0 */
-	uint32_t n;		/* entries in q */
+	uint32_t n;		/* queues requested */
 	uint32_t n_ok, n_invalid, n_error;
-	struct session_qres *q;	/* malloc'd; session_op_free() */
+	uint32_t nq;		/* entries in q: n, or fewer in a daemon's
+				 * reply (cut at PROTO_MAX_QUEUES) */
+	struct session_qres *q;	/* from session_*: malloc'd, free with
+				 * session_op_free(); from a reply: points
+				 * into the proto_reply, never freed */
 };
 
 void session_op_free(struct session_op *op);

@@ -37,6 +37,10 @@ int main(int argc, char **argv)
 		return ctl_cmd_daemon(&a);
 	case CTL_SNAPSHOT:
 		return ctl_snapshot_main(a.sub_argc, a.sub_argv, a.json);
+	case CTL_NOTIFY:
+		return ctl_cmd_notify(&a);
+	case CTL_POLICY:
+		return ctl_cmd_policy(&a);
 	case CTL_NONE:
 		break;
 	}

@@ -39,7 +39,7 @@ static const struct argp_option opt_usage = {
 	"usage", OPT_USAGE, NULL, OPTION_HIDDEN, "Short usage", 0 };
 static const struct argp_option opt_socket = {
 	"socket", 's', "PATH", 0,
-	"Daemon socket (default " CTL_DEFAULT_SOCKET ")", 0 };
+	"Daemon socket (default " PROTO_DEFAULT_SOCKET ")", 0 };
 static const struct argp_option opt_no_daemon = {
 	"no-daemon", OPT_NO_DAEMON, NULL, 0,
 	"Act directly even if a daemon is running", 0 };
@@ -135,6 +135,8 @@ static const char top_help[] =
 "  check     what this kernel and user allow, and why not\n"
 "  daemon    hold sessions for many targets, serve a Unix socket\n"
 "  snapshot  every GPU, KFD process and queue (MQDs with debugfs)\n"
+"  notify    tell the daemon's arbiter: online busy / idle\n"
+"  policy    the arbiter's state and counters; --replay a trace\n"
 "\n"
 "  -j, --json      one JSON object per line on stdout\n"
 "  -v, --verbose   more detail\n"
@@ -188,16 +190,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'p':
 		if (parse_pid(arg, &a->pid)) {
-			argp_error(state, "invalid pid '%s' (want 1..%d)",
+			argp_error(state, "invalid pid '%s' (want decimal "
+				   "1..%d)",
 				   arg, INT32_MAX);
 			return EINVAL;
 		}
 		break;
 	case 'q':
-		/* bits 30 and 31 carry KFD's per-queue status */
-		if (parse_u32(arg, &v) || v >= 0x40000000) {
+		if (parse_u32(arg, &v) || v >= KFD_QUEUE_ID_LIMIT) {
 			argp_error(state, "invalid queue id '%s' (want a "
-				   "number below 0x40000000)", arg);
+				   "decimal number below %u)", arg,
+				   KFD_QUEUE_ID_LIMIT);
 			return EINVAL;
 		}
 		if (a->n_queues == CTL_MAX_QUEUES) {
@@ -210,7 +213,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'g':
 		if (parse_u32(arg, &a->grace_period)) {
 			argp_error(state, "invalid grace period '%s' (want a "
-				   "number of 1K-cycle units)", arg);
+				   "decimal number of 1K-cycle units)", arg);
 			return EINVAL;
 		}
 		a->grace_set = true;
@@ -311,14 +314,15 @@ int ctl_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
 	}
 	if (k == argc)
 		return usage_err(err, "missing COMMAND%s", "");
-	if (!strcmp(argv[k], "snapshot")) {
-		a->cmd = CTL_SNAPSHOT;
-		a->sub_argc = argc - k;
-		a->sub_argv = argv + k;
-		return 0;
-	}
-	if (!strcmp(argv[k], "daemon")) {
-		a->cmd = CTL_DAEMON;
+	/* Sub-commands with their own argp parser get the rest of argv. */
+	static const struct { const char *name; enum ctl_cmd cmd; } own[] = {
+		{ "daemon", CTL_DAEMON }, { "notify", CTL_NOTIFY },
+		{ "policy", CTL_POLICY }, { "snapshot", CTL_SNAPSHOT },
+	};
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		if (strcmp(argv[k], own[i].name))
+			continue;
+		a->cmd = own[i].cmd;
 		a->sub_argc = argc - k;
 		a->sub_argv = argv + k;
 		return 0;

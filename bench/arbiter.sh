@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Arbiter benchmark: notify "busy" -> every offline process suspended.
+# In the VM (6.12, real KFD ioctls, kfd-exerciser stand-ins without queues)
+# with K = 1, 4, 16 offline processes, and on the host with no offline
+# process (socket + policy path only: no KFD here). Reports p50/p99 of the
+# busy round trip (the daemon answers after the last SUSPEND ioctl) and
+# the daemon's own busy-to-SUSPEND-issued histogram. First, on the host:
+# the queue watcher's CPU cost per poll for 1, 16 and 128 queues of one
+# process (bench/qwatch-cost), as a share of one CPU at --poll 200us.
+#	bench/arbiter.sh [--quick]        (BENCH_ARB_N rounds, default 300)
+# Method and figures: docs/benchmarks.md ("Arbiter").
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+OUT=${BENCH_OUTPUT:-.output/bench}
+N=${BENCH_ARB_N:-300}
+[ "${1:-}" = --quick ] && N=20
+mkdir -p "$OUT/build"
+CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE"
+cc $CFLAGS -static -Iuser/notify bench/arb-lat.c user/notify/gp_notify.c \
+	-o "$OUT/build/arb-lat"
+make -s OUTPUT="$OUT/host" BINDIR="$OUT/host/bin" "$OUT/host/bin/gpreempt-ctl"
+cc $CFLAGS -Iuser/policy bench/qwatch-cost.c user/policy/qwatch.c \
+	-o "$OUT/build/qwatch-cost"
+
+echo "# queue watcher: CPU per poll (one process_vm_readv), host"
+printf '%-10s %14s %18s\n' "queues" "ns per poll" "CPU % at 200us"
+for q in 1 16 128; do
+	"$OUT/build/qwatch-cost" $q $((N * 50)) |
+		awk '{ printf "%-10s %14s %18s\n", $3, $4, $5 }'
+done
+
+# p50 p99 (nearest rank) in us of column $1 of stdin.
+pct() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "- -"; exit }
+		i = int(NR * 0.99); if (i < NR * 0.99) i++
+		printf "%.1f %.1f\n", v[int((NR + 1) / 2)] / 1000, v[i] / 1000 }'
+}
+
+echo "# arbiter: host path (no offline process), $N rounds"
+S=$(mktemp -u /tmp/arbh.XXXXXX.sock)
+"$OUT/host/bin/gpreempt-ctl" daemon -s "$S" --offline comm=no-such-job \
+	--resume-after 0 2> "$OUT/arb-host.log" &
+dpid=$!
+for _ in $(seq 50); do [ -S "$S" ] && break; sleep 0.1; done
+"$OUT/build/arb-lat" "$S" "$N" 0 200 > "$OUT/arb-host.raw"
+kill "$dpid"; wait "$dpid" || true
+read -r h50 h99 < <(awk '{ print $5 }' "$OUT/arb-host.raw" | pct)
+
+echo "# arbiter: VM 6.12, K = 1 4 16, $N rounds each"
+VM_OUTPUT=${VM_OUTPUT:-$OUT/vm} VM_EXTRA_BINS="$top/$OUT/build/arb-lat" \
+	VM_APPEND="gpb.n=$N ${VM_APPEND:-}" \
+	scripts/vm.sh run -s bench/guest-arbiter.sh -k 6.12 2>&1 |
+	tr -d '\r' > "$OUT/arb-vm.raw" || true
+grep -q "^BENCH end arbiter" "$OUT/arb-vm.raw" ||
+	{ echo "bench/arbiter.sh: the guest part did not finish: $OUT/arb-vm.raw" >&2; exit 1; }
+printf '%-28s %10s %10s\n' "path" "p50 us" "p99 us"
+printf '%-28s %10s %10s\n' "host, 0 offline (socket)" "$h50" "$h99"
+for k in 1 4 16; do
+	read -r p50 p99 < <(awk -v k=$k '$1 == "BENCH" && $2 == "arb" && $3 == k { print $5 }' \
+		"$OUT/arb-vm.raw" | pct)
+	printf '%-28s %10s %10s\n' "VM, $k offline: busy->ok" "$p50" "$p99"
+done
+# The daemon's own view: busy received -> each SUSPEND ioctl issued (mean).
+for k in 1 4 16; do
+	grep "^BENCH pol $k .*\"trigger_to_suspend\"" "$OUT/arb-vm.raw" |
+		sed "s/^BENCH pol $k //" |
+		jq -r --arg k "$k" '"# daemon, \($k) offline: busy -> SUSPEND issued, mean \(if .count > 0 then (.sum_ns / .count / 1000 | floor) else 0 end) us over \(.count) ioctls"' || true
+done
+grep "^BENCH info" "$OUT/arb-vm.raw" | sed 's/^BENCH info /# guest: /' || true

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * L1 (host-only behaviour, stand-in): the daemon's --detect queues end to
+ * end. The real daemon loop (daemon_main, in a child) is told over its
+ * socket to watch the AQL counters of "aql-standin" (standin.h), a real
+ * process whose memory holds amd_queue_t counters at ROCr's offsets; the
+ * stand-in advances them and the daemon's policy must follow: busy while
+ * write > read, idle after, and a process that exits ends its busy. The
+ * reads are real process_vm_readv calls on a real timer; no KFD is
+ * involved (no offline process here; the KFD side is tests/vm/60-*).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "daemon.h"
+#include "gp_notify.h"
+#include "standin.h"
+#include "util.h"
+
+static char dir[] = "/tmp/gp-arbd-XXXXXX", sock[64], ready[64], logf[64];
+static pid_t dpid;
+static int fd = -1;
+static char reply[8192];
+
+/* One request; the whole reply (INFO lines and final line) in reply. */
+static int ask(const char *req)
+{
+	size_t n = 0;
+
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		return -1;
+	reply[0] = 0;
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		char *last;
+		ssize_t r;
+
+		if (poll(&p, 1, 5000) <= 0)
+			return -1;
+		r = read(fd, reply + n, sizeof(reply) - 1 - n);
+		if (r <= 0)
+			return -1;
+		n += r;
+		reply[n] = 0;
+		if (n < 2 || reply[n - 1] != '\n')
+			continue;
+		reply[n - 1] = 0;
+		last = strrchr(reply, '\n');
+		last = last ? last + 1 : reply;
+		reply[n - 1] = '\n';
+		if (!strncmp(last, "ok\n", 3))
+			return 0;
+		if (!strncmp(last, "err ", 4))
+			return atoi(last + 4);
+	}
+}
+
+/* Until "policy" shows online_busy=want (polled, 3 s at most). */
+static bool wait_busy(int want)
+{
+	char key[32];
+	int i;
+
+	snprintf(key, sizeof(key), "online_busy=%d ", want);
+	for (i = 0; i < 300; i++) {
+		if (ask("policy\n") == 0 && strstr(reply, key))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static int start_daemon(void)
+{
+	char on[32], *argv[] = { "daemon", "-s", sock, "--ready", ready,
+		"--detect", "notify,queues", "--online", on, "--offline",
+		"comm=no-such-job", "--poll", "1ms", "--resume-after", "0",
+		NULL };
+	struct daemon_opts o;
+	int i;
+
+	snprintf(on, sizeof(on), "pid=%d", child);
+	dpid = fork();
+	if (dpid == 0) {
+		if (!freopen(logf, "w", stderr) ||
+		    daemon_parse(15, argv, &o, stdout, stderr))
+			_exit(99);
+		o.idle_ns = 300 * NSEC_PER_MSEC;	/* quiet clients */
+		_exit(daemon_main(&o));
+	}
+	for (i = 0; i < 100 && access(ready, F_OK); i++)
+		usleep(50000);
+	fd = gp_notify_open(sock);
+	return fd < 0 ? -1 : 0;
+}
+
+TEST(watch_request_checked)
+{
+	char req[200];
+
+	/* not online: this test process matches no --online selector */
+	snprintf(req, sizeof(req), "watch pid=%d queue=1 wptr=0x1000 "
+		 "rptr=0x1008\n", getpid());
+	CHECK(ask(req) == 2);
+	CHECK(strstr(reply, "is none, not online") != NULL);
+	snprintf(req, sizeof(req), "watch pid=%d queue=1 wptr=0x1001 "
+		 "rptr=0x1008\n", child);
+	CHECK(ask(req) == 2);			/* unaligned */
+	CHECK(strstr(reply, "not an address") != NULL);
+	snprintf(req, sizeof(req), "watch pid=%d queue=1\n", child);
+	CHECK(ask(req) == 2);
+	CHECK(ask("policy\n") == 0 && !strstr(reply, "\nwatch "));
+}
+
+TEST(standin_queues_drive_the_policy)
+{
+	char req[200];
+
+	snprintf(req, sizeof(req), "watch pid=%d queue=1 wptr=0x%llx "
+		 "rptr=0x%llx\n", child,
+		 (unsigned long long)qaddr[0] + GP_AMDQ_WRITE_DISPATCH_ID,
+		 (unsigned long long)qaddr[0] + GP_AMDQ_READ_DISPATCH_ID);
+	CHECK(ask(req) == 0);
+	CHECK(ask(req) == 2);			/* watched already */
+	snprintf(req, sizeof(req), "watch pid=%d queue=2 wptr=0x%llx "
+		 "rptr=0x%llx\n", child,
+		 (unsigned long long)qaddr[1] + GP_AMDQ_WRITE_DISPATCH_ID,
+		 (unsigned long long)qaddr[1] + GP_AMDQ_READ_DISPATCH_ID);
+	CHECK(ask(req) == 0);
+	CHECK(wait_busy(0));
+	tell('W', 1, 4);			/* queue 2: 4 packets */
+	CHECK(wait_busy(1));
+	CHECK(ask("policy\n") == 0);
+	CHECK(strstr(reply, "detect=notify,queues ") != NULL);
+	CHECK(strstr(reply, "queues=2 busy=1 ") != NULL);
+	/* no KFD process on the host: said, not hidden */
+	CHECK(strstr(reply, "kfd_queues=-1 watched=2") != NULL);
+	tell('R', 1, 3);			/* one still in flight */
+	usleep(20000);
+	CHECK(wait_busy(1));
+	tell('R', 1, 4);
+	CHECK(wait_busy(0));
+	CHECK(ask("policy\n") == 0 && strstr(reply, "busy_periods=1 "));
+}
+
+/* The daemon closes quiet connections, but not a server's notify one:
+ * its busy belongs to it. */
+TEST(notify_connection_outlives_idle_timeout)
+{
+	int fd2 = gp_notify_open(sock), fd3 = gp_notify_open(sock), i;
+	char req[64], c;
+
+	CHECK(fd2 >= 0 && fd3 >= 0);
+	snprintf(req, sizeof(req), "busy pid=%d\n", child);
+	CHECK(gp_notify_send(fd2, req, NULL, 0) == 0);
+	for (i = 0; i < 9; i++) {		/* 900 ms, idle_ns 300 ms */
+		usleep(100000);
+		CHECK(ask("policy\n") == 0);	/* keeps fd active */
+	}
+	CHECK(strstr(reply, "online_busy=1 ") != NULL);
+	CHECK(read(fd3, &c, 1) <= 0);		/* quiet one: closed */
+	snprintf(req, sizeof(req), "idle pid=%d\n", child);
+	CHECK(gp_notify_send(fd2, req, NULL, 0) == 0);
+	CHECK(wait_busy(0));
+	gp_notify_close(fd2);
+	gp_notify_close(fd3);
+}
+
+TEST(standin_exit_while_busy_ends_busy)
+{
+	int st;
+
+	tell('W', 0, 9);
+	CHECK(wait_busy(1));
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	child = 0;
+	CHECK(wait_busy(0));
+	CHECK(ask("policy\n") == 0 && !strstr(reply, "\nwatch "));
+}
+
+int main(void)
+{
+	char cmd[128];
+	int st = 0;
+
+	if (!mkdtemp(dir) || standin_start()) {
+		printf("not ok 1 - set-up (temp dir, aql-standin)\n");
+		return 1;
+	}
+	snprintf(sock, sizeof(sock), "%s/s", dir);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	snprintf(logf, sizeof(logf), "%s/log", dir);
+	if (start_daemon()) {
+		printf("not ok 1 - the daemon did not start (log %s)\n", logf);
+		if (child > 0)
+			kill(child, SIGKILL);
+		return 1;
+	}
+	RUN(watch_request_checked);
+	RUN(standin_queues_drive_the_policy);
+	RUN(notify_connection_outlives_idle_timeout);
+	RUN(standin_exit_while_busy_ends_busy);
+	close(fd);
+	kill(dpid, SIGTERM);
+	waitpid(dpid, &st, 0);
+	printf("%sok %d - daemon exits 0 on SIGTERM\n",
+	       WIFEXITED(st) && !WEXITSTATUS(st) ? "" : "not ", ++tap_n);
+	if (!(WIFEXITED(st) && !WEXITSTATUS(st)))
+		tap_failed++;
+	if (child > 0)
+		kill(child, SIGKILL);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (!tap_failed && system(cmd))
+		return 1;
+	return tap_done();
+}

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `gpreempt-ctl notify busy|idle [--pid N]` and `gpreempt-ctl policy [-j]
+ * [--replay FILE ...]`: the arbiter's client side (arb_proto.h) and the
+ * replay (replay.h). Each parses its own options, like `daemon`.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arb_proto.h"
+#include "gp_notify.h"
+#include "ctl_cmd.h"
+#include "ctl_conn.h"
+#include "exitcodes.h"
+#include "hist.h"
+#include "json.h"
+#include "replay.h"
+#include "util.h"
+
+struct pol_args {
+	const char *socket, *replay;
+	bool json, busy, verb_set, help, hold;
+	int pid;
+	struct gp_replay_cfg rc;
+};
+
+enum { O_PID = 'p', O_SOCK = 's', O_JSON = 'j', O_HOLD_CONN = 0x2ff,
+       O_REPLAY = 0x300,
+       O_SCOST, O_RCOST, O_NOFF, O_RA, O_SHARE, O_WIN, O_HOLD };
+
+static const struct argp_option notify_opts[] = {
+	{ "pid", O_PID, "PID", 0, "The online process (default: the caller, "
+	  "gpreempt-ctl's parent)", 0 },
+	{ "socket", O_SOCK, "PATH", 0, "The daemon's socket", 0 },
+	{ "json", O_JSON, NULL, 0, "Errors also as JSON on stdout", 0 },
+	{ "hold", O_HOLD_CONN, NULL, 0, "busy: keep the connection and the "
+	  "busy until stdin ends or this process is killed (a job that is "
+	  "online while it runs)", 0 },
+	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	{ 0 },
+};
+
+static const struct argp_option policy_opts[] = {
+	{ "socket", O_SOCK, "PATH", 0, "The daemon's socket", 0 },
+	{ "json", O_JSON, NULL, 0, "NDJSON output", 0 },
+	{ "replay", O_REPLAY, "FILE", 0, "Run the policy over a recorded "
+	  "busy/idle trace (NDJSON, docs/arbiter.md; '-' is stdin) instead "
+	  "of asking the daemon", 0 },
+	{ "suspend-cost", O_SCOST, "DURATION", 0, "Replay: one suspend ioctl "
+	  "(default 100us)", 0 },
+	{ "resume-cost", O_RCOST, "DURATION", 0, "Replay: one resume ioctl "
+	  "(default 100us)", 0 },
+	{ "offline-procs", O_NOFF, "N", 0, "Replay: offline processes "
+	  "(default 1)", 0 },
+	{ "resume-after", O_RA, "DURATION", 0, "Replay: as the daemon's", 0 },
+	{ "min-offline-share", O_SHARE, "PCT", 0, "Replay: as the daemon's",
+	  0 },
+	{ "window", O_WIN, "DURATION", 0, "Replay: as the daemon's", 0 },
+	{ "max-hold", O_HOLD, "DURATION", 0, "Replay: as the daemon's "
+	  "(default none)", 0 },
+	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	{ 0 },
+};
+
+static error_t pol_opt(int key, char *arg, struct argp_state *st)
+{
+	struct pol_args *p = st->input;
+	uint64_t *dur = NULL;
+	uint32_t u;
+
+	switch (key) {
+	case O_PID:
+		if (parse_pid(arg, &p->pid)) {
+			argp_error(st, "--pid: '%s' is not a pid", arg);
+			return EINVAL;
+		}
+		return 0;
+	case O_SOCK:
+		p->socket = arg;
+		return 0;
+	case 'h':
+		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
+		p->help = true;
+		return 0;
+	case O_JSON:
+		p->json = true;
+		return 0;
+	case O_HOLD_CONN:
+		p->hold = true;
+		return 0;
+	case O_REPLAY:
+		p->replay = arg;
+		return 0;
+	case O_SCOST: dur = &p->rc.suspend_cost_ns; break;
+	case O_RCOST: dur = &p->rc.resume_cost_ns; break;
+	case O_RA: dur = &p->rc.pol.resume_after_ns; break;
+	case O_WIN: dur = &p->rc.pol.window_ns; break;
+	case O_HOLD: dur = &p->rc.pol.max_hold_ns; break;
+	case O_NOFF:
+	case O_SHARE:
+		if (parse_u32(arg, &u) || (key == O_SHARE && u > 100) ||
+		    (key == O_NOFF && (!u || u > GP_POLICY_MAX_OFFLINE))) {
+			argp_error(st, "--%s: '%s' is out of range (%s)",
+				   key == O_SHARE ? "min-offline-share" :
+				   "offline-procs", arg, key == O_SHARE ?
+				   "0..100" : "1..64");
+			return EINVAL;
+		}
+		if (key == O_SHARE)
+			p->rc.pol.min_offline_share = u;
+		else
+			p->rc.n_offline = u;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (!p->verb_set && (!strcmp(arg, "busy") ||
+				     !strcmp(arg, "idle"))) {
+			p->busy = !strcmp(arg, "busy");
+			p->verb_set = true;
+			return 0;
+		}
+		argp_error(st, "unexpected argument '%s'", arg);
+		return EINVAL;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	if (parse_duration_ns(arg, dur)) {
+		argp_error(st, "invalid duration '%s' (e.g. 2ms, 150us)", arg);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static int parse_sub(const struct ctl_args *a, const struct argp_option *o,
+		     const char *args_doc, const char *doc,
+		     struct pol_args *p)
+{
+	struct argp ap = { .options = o, .parser = pol_opt,
+			   .args_doc = args_doc, .doc = doc };
+	char name[32], **sub;
+	int i, r;
+
+	memset(p, 0, sizeof(*p));
+	p->json = a->json;
+	gp_policy_cfg_default(&p->rc.pol);
+	p->rc.suspend_cost_ns = p->rc.resume_cost_ns = 100 * NSEC_PER_USEC;
+	p->rc.n_offline = 1;
+	/* argp names the program after argv[0]: "gpreempt-ctl policy" */
+	sub = calloc(a->sub_argc + 1, sizeof(*sub));
+	if (!sub)
+		return GP_EXIT_FAILURE;
+	snprintf(name, sizeof(name), "gpreempt-ctl %s", a->sub_argv[0]);
+	sub[0] = name;
+	for (i = 1; i < a->sub_argc; i++)
+		sub[i] = a->sub_argv[i];
+	r = argp_parse(&ap, a->sub_argc, sub, ARGP_NO_EXIT | ARGP_NO_HELP,
+		       NULL, p);
+	free(sub);
+	return r ? GP_EXIT_USAGE : 0;
+}
+
+/* One request, its INFO lines to on_line, the final line's verdict. */
+static int roundtrip(const char *path, const char *req, struct gp_err *e,
+		     void (*on_line)(void *, const char *), void *ctx)
+{
+	static char buf[PROTO_MAX_REPLY];
+	uint64_t deadline = monotonic_ns() + PROTO_TIMEOUT_MS * NSEC_PER_MSEC;
+	size_t len = 0;
+	char *l, *nl;
+	int fd = ctl_connect(path, e), r = -1;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		gp_err_set(e, GP_EXIT_DAEMON, errno, "cannot send to the "
+			   "daemon: %s", strerror(errno));
+		goto out;
+	}
+	for (l = buf;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		uint64_t now = monotonic_ns();
+		ssize_t n;
+
+		while ((nl = memchr(l, '\n', buf + len - l))) {
+			*nl = 0;
+			if (!strcmp(l, "ok")) {
+				r = 0;
+				goto out;
+			}
+			if (!strncmp(l, "err ", 4)) {
+				int ex = 1, er = 0, off = 0;
+
+				sscanf(l + 4, "%d %d %n", &ex, &er, &off);
+				gp_err_set(e, ex ? ex : 1, er, "%s",
+					   off ? l + 4 + off : l);
+				goto out;
+			}
+			on_line(ctx, l);
+			l = nl + 1;
+		}
+		if (now >= deadline || poll(&p, 1, (deadline - now) / 1000000
+					    + 1) <= 0 ||
+		    len == sizeof(buf) - 1 ||
+		    (n = read(fd, buf + len, sizeof(buf) - 1 - len)) <= 0) {
+			gp_err_set(e, GP_EXIT_DAEMON, ETIMEDOUT, "no complete "
+				   "reply from the daemon at %s", path);
+			goto out;
+		}
+		len += n;
+		buf[len] = 0;
+	}
+out:
+	close(fd);
+	return r;
+}
+
+int ctl_cmd_notify(const struct ctl_args *a)
+{
+	struct pol_args p;
+	struct arb_req q = { 0 };
+	struct gp_err e = {};
+	struct ctl_out o;
+	char req[128], msg[400] = "", c;
+	int fd, r = parse_sub(a, notify_opts, "busy|idle",
+			  "Tell the daemon's arbiter that online work starts "
+			  "(busy) or ends (idle). The busy belongs to the pid "
+			  "(scope=pid) and ends with 'notify idle' or the "
+			  "pid's exit; with --hold it belongs to this "
+			  "connection and ends when gpreempt-ctl ends. "
+			  "Servers keep a connection open and send "
+			  "'busy'/'idle' lines instead (gp_notify.h, README)."
+			  "\vEXAMPLES:\n"
+			  "    gpreempt-ctl notify busy --pid 4242\n"
+			  "    gpreempt-ctl notify idle --pid 4242\n"
+			  "    gpreempt-ctl notify busy --pid 4242 --hold "
+			  "< fifo   # busy until the fifo closes\n", &p);
+
+	if (r || p.help)
+		return r;
+	o = (struct ctl_out){ .json = p.json };
+	if (!p.verb_set || (p.hold && !p.busy)) {
+		gp_err_set(&e, GP_EXIT_USAGE, EINVAL, "notify: say busy or "
+			   "idle (--hold only with busy)");
+		return ctl_report(&o, &e);
+	}
+	q.verb = p.busy ? ARB_BUSY : ARB_IDLE;
+	q.pid = p.pid ? p.pid : getppid();
+	q.pid_scope = !p.hold;
+	arb_format_request(req, sizeof(req), &q);
+	/* The same client servers embed (gp_notify.h). */
+	fd = gp_notify_open(p.socket ? p.socket : PROTO_DEFAULT_SOCKET);
+	if (fd < 0) {
+		ctl_connect(p.socket ? p.socket : PROTO_DEFAULT_SOCKET, &e);
+		return ctl_report(&o, &e);
+	}
+	r = gp_notify_send(fd, req, msg, sizeof(msg));
+	if (r) {
+		if (r < 0)
+			gp_err_set(&e, GP_EXIT_DAEMON, -r, "no reply from the "
+				   "daemon: %s", strerror(-r));
+		else
+			gp_err_set(&e, r, 0, "%s", msg);
+		gp_notify_close(fd);
+		return ctl_report(&o, &e);
+	}
+	if (p.hold) {
+		printf("busy for pid %d until this ends\n", q.pid);
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+	}
+	gp_notify_close(fd);
+	return GP_EXIT_OK;
+}
+
+/* `policy`: the daemon's lines, as text or one JSON object each. */
+struct pol_print {
+	bool json;
+	FILE *f;
+};
+
+static bool all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static void print_hist_text(FILE *f, const struct arb_kv *kv)
+{
+	__u64 slots[GP_MAX_SLOTS] = { 0 }, us[GP_MAX_SLOTS] = { 0 };
+	const char *s = arb_kv_get(kv, "slots"), *cnt = arb_kv_get(kv, "count");
+	char *end;
+	int i = 0, j;
+
+	if (!s || !cnt || !strcmp(cnt, "0"))
+		return;
+	for (; *s && i < GP_MAX_SLOTS; i++) {
+		slots[i] = strtoull(s, &end, 10);
+		s = *end ? end + 1 : end;
+	}
+	/* ns slots -> us rows: slot i holds [2^i, 2^(i+1)) ns. */
+	for (j = 0; j < GP_MAX_SLOTS; j++)
+		us[j >= 10 ? j - 10 : 0] += slots[j];
+	fprintf(f, "\n%s (usecs, from ns log2 slots):\n",
+		arb_kv_get(kv, "name"));
+	gp_print_log2_hist(f, us, GP_MAX_SLOTS, "usecs");
+}
+
+/* "3,0,1": log2 ns slots as a JSON array of counts. */
+static void json_slots(struct json *j, const char *s)
+{
+	char *end;
+
+	json_arr_open(j, "slots_ns_log2");
+	while (*s) {
+		json_u64(j, NULL, strtoull(s, &end, 10));
+		s = *end ? end + 1 : end;
+	}
+	json_arr_close(j);
+}
+
+static void pol_line(void *ctx, const char *l)
+{
+	struct pol_print *pp = ctx;
+	struct arb_kv kv;
+	struct json j;
+	int i;
+
+	if (arb_kv_parse(l, strlen(l), &kv))
+		return;
+	if (pp->json) {
+		json_begin(&j, pp->f);
+		json_str(&j, "type", kv.kind);
+		for (i = 0; i < kv.n; i++)
+			if (!strcmp(kv.key[i], "slots"))
+				json_slots(&j, kv.val[i]);
+			else if (all_digits(kv.val[i]) &&
+				 strlen(kv.val[i]) < 20)
+				json_u64(&j, kv.key[i],
+					 strtoull(kv.val[i], NULL, 10));
+			else
+				json_str(&j, kv.key[i], kv.val[i]);
+		json_end(&j);
+		return;
+	}
+	if (!strcmp(kv.kind, "arbiter")) {
+		fprintf(pp->f, "arbiter: %s (online %s; detect %s); "
+			"resume-after %s ns, "
+			"min-offline-share %s%%, window %s ns\n"
+			"since start: %s busy periods, %s suspends, %s resumes, "
+			"%s budget resumes, %s max-hold resumes, %s resumes "
+			"avoided, %s failures\n\nPID      CLASS    UID    "
+			"STATE\n", arb_kv_get(&kv, "state"),
+			!strcmp(arb_kv_get(&kv, "online_busy"), "1") ? "busy" :
+			"idle", arb_kv_get(&kv, "detect"),
+			arb_kv_get(&kv, "resume_after_ns"),
+			arb_kv_get(&kv, "min_offline_share"),
+			arb_kv_get(&kv, "window_ns"),
+			arb_kv_get(&kv, "busy_periods"),
+			arb_kv_get(&kv, "suspends"), arb_kv_get(&kv, "resumes"),
+			arb_kv_get(&kv, "budget_resumes"),
+			arb_kv_get(&kv, "max_hold_resumes"),
+			arb_kv_get(&kv, "cancelled_resumes"),
+			arb_kv_get(&kv, "failures"));
+	} else if (!strcmp(kv.kind, "proc")) {
+		const char *cls = arb_kv_get(&kv, "class");
+
+		if (cls && !strcmp(cls, "online")) {
+			const char *kq = arb_kv_get(&kv, "kfd_queues");
+
+			fprintf(pp->f, "%-8s online   %-6s busy x%s; queues: "
+				"%s in KFD, %s watched\n",
+				arb_kv_get(&kv, "pid"), arb_kv_get(&kv, "uid"),
+				arb_kv_get(&kv, "busy"),
+				kq && strcmp(kq, "-1") ? kq : "no KFD process,",
+				arb_kv_get(&kv, "watched"));
+		} else {
+			double s = strtod(arb_kv_get(&kv, "suspended_ns") ? :
+					  "0", NULL);
+			double t = strtod(arb_kv_get(&kv, "attached_ns") ? :
+					  "0", NULL);
+
+			fprintf(pp->f, "%-8s offline  %-6s %s, suspended "
+				"%.1f%% of %.3f s (%s suspends, %s failures)\n",
+				arb_kv_get(&kv, "pid"), arb_kv_get(&kv, "uid"),
+				!strcmp(arb_kv_get(&kv, "suspended") ? : "",
+					"1") ? "suspended" : "running",
+				t > 0 ? 100 * s / t : 0, t / 1e9,
+				arb_kv_get(&kv, "suspends"),
+				arb_kv_get(&kv, "failures"));
+		}
+	} else if (!strcmp(kv.kind, "watch")) {
+		fprintf(pp->f, "%-8s queues   %s watched, %s, %s of %s polls "
+			"busy%s%s\n", arb_kv_get(&kv, "pid"),
+			arb_kv_get(&kv, "queues"),
+			!strcmp(arb_kv_get(&kv, "busy") ? : "", "1") ? "busy" :
+			"idle", arb_kv_get(&kv, "busy_polls"),
+			arb_kv_get(&kv, "polls"),
+			strcmp(arb_kv_get(&kv, "err") ? : "0", "0") ?
+			", last read failed: errno " : "",
+			strcmp(arb_kv_get(&kv, "err") ? : "0", "0") ?
+			arb_kv_get(&kv, "err") : "");
+	} else if (!strcmp(kv.kind, "hist")) {
+		print_hist_text(pp->f, &kv);
+	}
+}
+
+static int do_replay(const struct pol_args *p, const struct ctl_out *o)
+{
+	struct gp_replay_result r;
+	struct gp_err e = {};
+	char err[512];
+	FILE *in = strcmp(p->replay, "-") ? fopen(p->replay, "r") : stdin;
+	const char *name = strrchr(p->replay, '/') ? strrchr(p->replay, '/')
+		+ 1 : p->replay;
+	int ret;
+
+	if (!in) {
+		gp_err_set(&e, GP_EXIT_USAGE, errno, "cannot open %s: %s",
+			   p->replay, strerror(errno));
+		return ctl_report(o, &e);
+	}
+	if (gp_policy_cfg_check(&p->rc.pol, err, sizeof(err))) {
+		gp_err_set(&e, GP_EXIT_USAGE, EINVAL, "%s", err);
+		ret = ctl_report(o, &e);
+		goto out;
+	}
+	ret = gp_replay_run(in, name, &p->rc, &r, err, sizeof(err));
+	if (ret) {
+		gp_err_set(&e, GP_EXIT_USAGE, -ret, "%s", err);
+		ret = ctl_report(o, &e);
+		goto out;
+	}
+	gp_replay_print(stdout, name, &p->rc, &r, o->json);
+out:
+	if (in != stdin)
+		fclose(in);
+	return ret;
+}
+
+int ctl_cmd_policy(const struct ctl_args *a)
+{
+	struct pol_args p;
+	struct pol_print pp = { .f = stdout };
+	struct gp_err e = {};
+	struct ctl_out o;
+	int r = parse_sub(a, policy_opts, NULL,
+			  "Show the daemon's arbiter: state, classes, each "
+			  "process, counters and latency histograms; or, with "
+			  "--replay, run the same policy over a recorded "
+			  "busy/idle trace to tune it without a GPU.\v"
+			  "EXAMPLES:\n"
+			  "    gpreempt-ctl policy\n"
+			  "    gpreempt-ctl policy -j\n"
+			  "    gpreempt-ctl policy --replay trace.ndjson "
+			  "--suspend-cost 150us --resume-cost 150us\n"
+			  "    gpreempt-ctl policy --replay trace.ndjson "
+			  "--min-offline-share 20 --window 100ms -j\n", &p);
+
+	if (r || p.help)
+		return r;
+	o = (struct ctl_out){ .json = p.json };
+	if (p.replay)
+		return do_replay(&p, &o);
+	pp.json = p.json;
+	if (roundtrip(p.socket ? p.socket : PROTO_DEFAULT_SOCKET, "policy\n",
+		      &e, pol_line, &pp))
+		return ctl_report(&o, &e);
+	return GP_EXIT_OK;
+}

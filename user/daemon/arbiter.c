@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's arbiter: the process table, the KFD scan that finds
+ * offline processes as they appear, and the policy's actions carried out
+ * on warm sessions (arbiter.h). The socket verbs are in arbiter_req.c.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arbiter_int.h"
+#include "util.h"
+
+static struct arbiter arb_storage;
+
+/*
+ * Every decision is logged with its cause, and the log stays bounded: at
+ * most ARB_LOG_PER_SEC lines a second, then one line saying how many were
+ * dropped (the counters in `gpreempt-ctl policy` keep the totals).
+ */
+void alog(struct arbiter *a, const char *fmt, ...)
+{
+	uint64_t now = monotonic_ns();
+	char buf[512];
+	va_list ap;
+
+	if (now - a->log_sec >= NSEC_PER_SEC) {
+		if (a->log_dropped)
+			dlog("arbiter: %llu log lines dropped in the last "
+			     "second (at most %d/s; totals: gpreempt-ctl "
+			     "policy)", (unsigned long long)a->log_dropped,
+			     ARB_LOG_PER_SEC);
+		a->log_sec = now;
+		a->log_n = a->log_dropped = 0;
+	}
+	if (a->log_n++ >= ARB_LOG_PER_SEC) {
+		a->log_dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	dlog("arbiter: %s", buf);
+}
+
+int arbiter_start(struct daemon *d, struct gp_err *e)
+{
+	struct arbiter *a = &arb_storage;
+	const struct arbiter_opts *o = &d->o->arb;
+	char ra[32], win[32];
+
+	if (!o->enabled)
+		return 0;
+	memset(a, 0, sizeof(*a));
+	a->o = o;
+	a->cfg = o->pol;
+	a->cls = o->cls;
+	/* The policy ends a suspension at --max-hold itself, before the
+	 * watchdog (whose hold starts after the ioctl) would. */
+	a->cfg.max_hold_ns = d->max_hold_ns;
+	a->started = monotonic_ns();
+	gp_qwatch_init(&a->qw);
+	gp_policy_init(&a->pol, &a->cfg, a->started);
+	d->arb = a;
+	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
+	fmt_ns(win, sizeof(win), a->cfg.window_ns);
+	dlog("arbiter: %d online and %d offline selector%s, detect %s%s%s, "
+	     "--resume-after %s, --min-offline-share %u%%, --window %s",
+	     o->cls.n_online, o->cls.n_offline,
+	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s",
+	     o->detect_notify ? "notify" : "",
+	     o->detect_notify && o->detect_queues ? "," : "",
+	     o->detect_queues ? "queues" : "", ra,
+	     a->cfg.min_offline_share, win);
+	return 0;
+}
+
+void arbiter_stop(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	int i;
+
+	if (!a)
+		return;
+	/* targets_shutdown resumes and detaches every session. */
+	for (i = 0; i < a->n; i++)
+		if (a->p[i].pidfd >= 0)
+			close(a->p[i].pidfd);
+	d->arb = NULL;
+}
+
+struct arb_proc *arb_find(struct arbiter *a, int pid)
+{
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->p[i].pid == pid)
+			return &a->p[i];
+	return NULL;
+}
+
+struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
+			 enum gp_pclass cls)
+{
+	struct arb_proc *p;
+
+	if (a->n == ARB_MAX_PROCS)
+		return NULL;
+	p = &a->p[a->n++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pd->pid;
+	p->uid = pd->uid;
+	p->cls = cls;
+	snprintf(p->comm, sizeof(p->comm), "%s", pd->comm);
+	/* Exit is seen on the pidfd, never confused with a reused pid. */
+	p->pidfd = syscall(SYS_pidfd_open, pd->pid, 0);
+	return p;
+}
+
+static void arb_remove(struct arbiter *a, struct arb_proc *p)
+{
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	*p = a->p[--a->n];
+}
+
+/* Carries out the policy's actions, each one KFD ioctl on a warm session. */
+void arb_apply(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	int i;
+
+	for (i = 0; i < a->act.n; i++) {
+		const struct gp_paction *x = &a->act.a[i];
+		bool susp = x->op == GP_POP_SUSPEND;
+		struct session_op op = {};
+		struct gp_err e = {};
+		struct target *t = target_find(d, x->pid);
+		uint64_t t0, dt;
+		int r;
+
+		if (!t) {
+			if (susp)
+				gp_policy_failed(&a->pol, monotonic_ns(),
+						 x->pid, x->op);
+			continue;
+		}
+		t0 = monotonic_ns();
+		if (susp && x->cause == GP_CAUSE_BUSY && a->trigger_ns)
+			gp_policy_hist_add(&a->pol.st.trigger_to_suspend,
+					   t0 - a->trigger_ns);
+		r = susp ? session_suspend(t->s, NULL, 0, 0, &op, &e) :
+			   session_resume(t->s, NULL, 0, &op, &e);
+		dt = monotonic_ns() - t0;
+		gp_policy_hist_add(susp ? &a->pol.st.suspend_ioctl :
+					  &a->pol.st.resume_ioctl, dt);
+		if (susp && op.ret >= 0)
+			hold_start(d, t, 0);
+		else if (!susp)
+			hold_end(t);
+		if (r && r != GP_EXIT_PARTIAL) {
+			alog(a, "%s pid %d (%s) failed: %s",
+			     gp_pop_name(x->op), x->pid,
+			     gp_pcause_name(x->cause), e.msg);
+			gp_policy_failed(&a->pol, monotonic_ns(), x->pid,
+					 x->op);
+		} else {
+			alog(a, "%s pid %d (%s): %u queues, %u ok, "
+			     "%.3f ms", gp_pop_name(x->op), x->pid,
+			     gp_pcause_name(x->cause), op.n, op.n_ok,
+			     dt / 1e6);
+		}
+		session_op_free(&op);
+	}
+	a->act.n = 0;
+}
+
+/* An offline process joins: warm session now, then the policy. */
+void arb_offline_join(struct daemon *d, struct arb_proc *p)
+{
+	struct arbiter *a = d->arb;
+	struct gp_err e = {};
+	uint64_t now = monotonic_ns();
+
+	if (now < p->retry_at)
+		return;
+	if (!target_get(d, p->pid, 0, &e)) {	/* the daemon's own: no quota */
+		/* No runtime yet, or refused: try again later, quietly. */
+		if (!p->retry_at)
+			alog(a, "offline pid %d (%s): cannot attach yet: "
+			     "%s", p->pid, p->comm, e.msg);
+		p->retry_at = now + NSEC_PER_SEC;
+		return;
+	}
+	p->joined = true;
+	gp_policy_offline_attached(&a->pol, monotonic_ns(), p->pid, &a->act);
+	alog(a, "offline pid %d (%s) attached%s", p->pid, p->comm,
+	     a->act.n ? ", online busy: suspending" : "");
+	arb_apply(d);
+}
+
+/* A process leaves its class (exit or classify). */
+void arb_leave(struct daemon *d, struct arb_proc *p, const char *why)
+{
+	struct arbiter *a = d->arb;
+	uint64_t now = monotonic_ns();
+
+	if (p->cls == GP_CLASS_OFFLINE && p->joined) {
+		gp_policy_offline_gone(&a->pol, now, p->pid, &a->act);
+		p->joined = false;
+	} else if (p->cls == GP_CLASS_ONLINE) {
+		gp_policy_online_gone(&a->pol, now, p->pid, &a->act);
+	}
+	alog(a, "%s pid %d (%s) %s", gp_pclass_name(p->cls), p->pid,
+	     p->comm, why);
+	arb_apply(d);
+}
+
+static bool exited(const struct arb_proc *p)
+{
+	struct pollfd f = { p->pidfd, POLLIN, 0 };
+
+	if (p->pidfd < 0)
+		return kill(p->pid, 0) && errno == ESRCH;
+	return poll(&f, 1, 0) > 0;
+}
+
+/* A KFD process not seen before: classify it. */
+static void arb_discover(struct daemon *d, int pid)
+{
+	struct arbiter *a = d->arb;
+	struct gp_proc_desc pd;
+	enum gp_pclass cls;
+	struct arb_proc *p;
+	char err[512];
+
+	if (pid == getpid() || gp_proc_describe("/proc", pid, &pd))
+		return;
+	if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
+		/* Logged once: the entry stays, class none. */
+		p = arb_add(a, &pd, GP_CLASS_NONE);
+		if (p)
+			p->conflict = true;
+		alog(a, "%s: left alone", err);
+		return;
+	}
+	p = arb_add(a, &pd, cls);
+	if (!p)
+		return;
+	if (cls != GP_CLASS_NONE)
+		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pid,
+		     pd.comm);
+}
+
+static void arb_scan(struct daemon *d)
+{
+	const char *dir = d->arb->o->kfd_proc_dir ? d->arb->o->kfd_proc_dir :
+			  ARB_KFD_PROC_DIR;
+	struct arbiter *a = d->arb;
+	struct dirent *de;
+	DIR *dp = opendir(dir);
+	int i, pid;
+
+	while (dp && (de = readdir(dp))) {
+		if (parse_pid(de->d_name, &pid))
+			continue;
+		if (!arb_find(a, pid))
+			arb_discover(d, pid);
+	}
+	if (dp)
+		closedir(dp);
+	for (i = a->n; i-- > 0;) {
+		struct arb_proc *p = &a->p[i];
+
+		if (exited(p)) {
+			if (p->cls != GP_CLASS_NONE)
+				arb_leave(d, p, "exited");
+			arb_remove(a, p);
+		} else if (p->cls == GP_CLASS_OFFLINE && !p->joined) {
+			arb_offline_join(d, p);
+		}
+	}
+}
+
+/* The watcher saw an online process start or stop having work. */
+static void qw_busy(void *ctx, int pid, bool busy)
+{
+	struct daemon *d = ctx;
+	struct arbiter *a = d->arb;
+	uint64_t now = monotonic_ns();
+
+	if (busy) {
+		a->trigger_ns = now;
+		gp_policy_busy(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
+			       &a->act);
+	} else {
+		gp_policy_idle(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
+			       &a->act);
+	}
+	alog(a, "queues of pid %d: %s", pid, busy ? "busy (write > read)" :
+	     "idle (write == read)");
+}
+
+static void qw_lost(void *ctx, int pid, uint32_t qid, int err)
+{
+	struct daemon *d = ctx;
+
+	if (qid == UINT32_MAX)
+		alog(d->arb, "queues of pid %d: not readable: %s%s", pid,
+		     strerror(-err), err == -ESRCH ? " (exited)" : "");
+	else
+		alog(d->arb, "queue %u of pid %d: counters unreadable (%s): "
+		     "no longer watched", qid, pid, strerror(-err));
+}
+
+static void arb_poll_queues(struct daemon *d, uint64_t now)
+{
+	struct arbiter *a = d->arb;
+	const struct gp_qw_cb cb = { qw_busy, qw_lost, d };
+
+	if (!a->o->detect_queues || !a->qw.n || now < a->next_poll)
+		return;
+	gp_qwatch_poll(&a->qw, &cb);
+	a->next_poll = now + a->o->poll_ns;
+}
+
+void arbiter_tick(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	uint64_t now;
+
+	if (!a)
+		return;
+	now = monotonic_ns();
+	if (now >= a->next_scan) {
+		arb_scan(d);
+		a->next_scan = now + ARB_SCAN_MS * NSEC_PER_MSEC;
+	}
+	arb_poll_queues(d, now);
+	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
+	arb_apply(d);
+}
+
+uint64_t arbiter_deadline(const struct daemon *d)
+{
+	const struct arbiter *a = d->arb;
+	uint64_t p;
+
+	if (!a)
+		return 0;
+	p = gp_policy_next_deadline(&a->pol);
+	if (p > a->next_scan)
+		p = a->next_scan;
+	if (a->o->detect_queues && a->qw.n && a->next_poll < p)
+		p = a->next_poll;
+	return p;
+}
+
+bool arbiter_keeps(const struct daemon *d, const struct client *c)
+{
+	const struct arbiter *a = d->arb;
+	int i;
+
+	for (i = 0; a && i < a->n_notify; i++)
+		if (a->notify_c[i] == c)
+			return true;
+	return false;
+}
+
+void arb_note_notify(struct arbiter *a, const struct client *c)
+{
+	int i;
+
+	for (i = 0; i < a->n_notify; i++)
+		if (a->notify_c[i] == c)
+			return;
+	if (a->n_notify < DAEMON_MAX_CLIENTS)
+		a->notify_c[a->n_notify++] = c;
+}
+
+void arbiter_client_closed(struct daemon *d, struct client *c)
+{
+	struct arbiter *a = d->arb;
+	bool was;
+	int i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->n_notify; i++)
+		if (a->notify_c[i] == c)
+			a->notify_c[i--] = a->notify_c[--a->n_notify];
+	was = gp_policy_online_busy(&a->pol);
+	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
+				&a->act);
+	if (was && !gp_policy_online_busy(&a->pol))
+		alog(a, "connection of pid %d closed: its busy ends",
+		     c->pid);
+	arb_apply(d);
+}
+
+void arbiter_target_gone(struct daemon *d, int pid)
+{
+	struct arbiter *a = d->arb;
+	struct arb_proc *p;
+
+	if (!a || !(p = arb_find(a, pid)) || p->cls != GP_CLASS_OFFLINE ||
+	    !p->joined)
+		return;
+	/* The session is gone (exit or detach): nothing to resume. */
+	gp_policy_offline_gone(&a->pol, monotonic_ns(), pid, &a->act);
+	a->act.n = 0;
+	p->joined = false;
+	p->retry_at = monotonic_ns() + NSEC_PER_SEC;
+}

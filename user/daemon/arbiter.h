@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The daemon's arbiter (issue 10): classes from selectors, online work
+ * signals (notify on the socket), the policy (user/policy/policy.h) and
+ * the KFD actions it decides, on warm sessions attached ahead of time.
+ *
+ * Offline KFD processes are found by a scan of /sys/class/kfd/kfd/proc
+ * every ARB_SCAN_MS on the daemon's timer, attached at once (so a busy
+ * costs a snapshot and a SUSPEND ioctl per offline process, never a
+ * ptrace attach),
+ * and handed to the policy. Everything runs on the daemon's one thread;
+ * the only waits are the bounded KFD ioctls and session attach.
+ *
+ * Files: arbiter_args.c (options, checked before the daemon starts),
+ * arbiter.c (state, scan, actions), arbiter_req.c (socket verbs,
+ * arb_proto.h).
+ */
+#ifndef GP_ARBITER_H
+#define GP_ARBITER_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "select.h"
+
+#define ARB_SCAN_MS 100
+#define ARB_MAX_PROCS 128
+#define ARB_KFD_PROC_DIR "/sys/class/kfd/kfd/proc"
+
+struct arbiter_opts {
+	bool enabled;		/* any arbiter option given */
+	struct gp_classifier cls;
+	struct gp_policy_cfg pol;
+	bool detect_notify, detect_queues;
+	uint64_t poll_ns;	/* queue polling period */
+	const char *kfd_proc_dir; /* tests: NULL is ARB_KFD_PROC_DIR */
+};
+
+/* The argp child the daemon's parser includes (input: arbiter_opts). */
+extern const struct argp arbiter_argp;
+void arbiter_opts_default(struct arbiter_opts *o);
+
+struct daemon;
+struct client;
+struct gp_err;
+
+/* Start/stop with the daemon (no-op when not enabled). 0 or -1 with e. */
+int arbiter_start(struct daemon *d, struct gp_err *e);
+void arbiter_stop(struct daemon *d);
+/* The timer fired or a loop round ended: scan, act on deadlines. */
+void arbiter_tick(struct daemon *d);
+/* Absolute monotonic ns the timer must fire at, 0 for none. */
+uint64_t arbiter_deadline(const struct daemon *d);
+/* A request line: 1 when it was an arbiter verb (answered), else 0. */
+int arbiter_request(struct daemon *d, struct client *c, const char *line,
+		    size_t len);
+void arbiter_client_closed(struct daemon *d, struct client *c);
+/* A server's notify connection: kept open however long it is quiet (its
+ * busy belongs to it; closing it would resume offline mid-request). */
+bool arbiter_keeps(const struct daemon *d, const struct client *c);
+/* A target left the daemon (exited, detached). */
+void arbiter_target_gone(struct daemon *d, int pid);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The arbiter's daemon options (arbiter.h), an argp child of daemon's. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter.h"
+#include "util.h"
+
+enum {
+	OPT_ONLINE = 0x200, OPT_OFFLINE, OPT_DETECT, OPT_RESUME_AFTER,
+	OPT_SHARE, OPT_WINDOW, OPT_POLL,
+};
+
+static const struct argp_option arb_options[] = {
+	{ "online", OPT_ONLINE, "SEL", 0,
+	  "Online (latency-critical) processes: pid=N, comm=NAME, "
+	  "cmdline=SUBSTRING, cgroup=PATH or uid=N; repeatable", 1 },
+	{ "offline", OPT_OFFLINE, "SEL", 0,
+	  "Offline (best-effort) processes, suspended while online is "
+	  "busy; same selectors; repeatable", 1 },
+	{ "detect", OPT_DETECT, "LIST", 0,
+	  "Online work signals, comma-separated: notify (busy/idle on the "
+	  "socket; default), queues (AQL queue counters of online processes "
+	  "given by 'watch' requests, polled every --poll)", 1 },
+	{ "resume-after", OPT_RESUME_AFTER, "DURATION", 0,
+	  "Resume offline once online is idle this long (default 2ms)", 1 },
+	{ "min-offline-share", OPT_SHARE, "PCT", 0,
+	  "Give offline at least PCT% of every --window even while online "
+	  "is busy (default 0)", 1 },
+	{ "window", OPT_WINDOW, "DURATION", 0,
+	  "The --min-offline-share window (default 1s)", 1 },
+	{ "poll", OPT_POLL, "DURATION", 0,
+	  "Queue polling period for --detect queues (default 200us)", 1 },
+	{ 0 },
+};
+
+void arbiter_opts_default(struct arbiter_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	gp_policy_cfg_default(&o->pol);
+	o->detect_notify = true;
+	o->poll_ns = 200 * NSEC_PER_USEC;
+}
+
+static int duration(struct argp_state *state, const char *opt,
+		    const char *arg, uint64_t *ns, bool zero_ok)
+{
+	if (parse_duration_ns(arg, ns) || (!zero_ok && !*ns)) {
+		argp_error(state, "--%s: invalid duration '%s' (e.g. 2ms, "
+			   "500us, 1s)", opt, arg);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static int detect(struct argp_state *state, struct arbiter_opts *o,
+		  const char *arg)
+{
+	char buf[64], *w, *save = NULL;
+
+	o->detect_notify = o->detect_queues = false;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		if (!strcmp(w, "notify")) {
+			o->detect_notify = true;
+		} else if (!strcmp(w, "queues")) {
+			/* Queues are fed by 'watch' requests for now; the
+			 * tracer's create-time capture is the next feed. */
+			o->detect_queues = true;
+		} else {
+			argp_error(state, "--detect: unknown signal '%s' (use "
+				   "notify, queues or notify,queues)", w);
+			return EINVAL;
+		}
+	if (!o->detect_notify && !o->detect_queues) {
+		argp_error(state, "--detect: give at least one signal");
+		return EINVAL;
+	}
+	return 0;
+}
+
+static error_t arb_opt(int key, char *arg, struct argp_state *state)
+{
+	struct arbiter_opts *o = state->input;
+	char err[512];
+	uint32_t pct;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		arbiter_opts_default(o);
+		return 0;
+	case OPT_ONLINE:
+	case OPT_OFFLINE:
+		if (gp_classifier_add(&o->cls, key == OPT_ONLINE ?
+				      GP_CLASS_ONLINE : GP_CLASS_OFFLINE, arg,
+				      err, sizeof(err))) {
+			argp_error(state, "--%s: %s", key == OPT_ONLINE ?
+				   "online" : "offline", err);
+			return EINVAL;
+		}
+		break;
+	case OPT_DETECT:
+		if (detect(state, o, arg))
+			return EINVAL;
+		break;
+	case OPT_RESUME_AFTER:
+		if (duration(state, "resume-after", arg,
+			     &o->pol.resume_after_ns, true))
+			return EINVAL;
+		break;
+	case OPT_SHARE:
+		if (parse_u32(arg, &pct) || pct > 100) {
+			argp_error(state, "--min-offline-share: '%s' is not a "
+				   "percentage 0..100", arg);
+			return EINVAL;
+		}
+		o->pol.min_offline_share = pct;
+		break;
+	case OPT_WINDOW:
+		if (duration(state, "window", arg, &o->pol.window_ns, false))
+			return EINVAL;
+		break;
+	case OPT_POLL:
+		if (duration(state, "poll", arg, &o->poll_ns, false))
+			return EINVAL;
+		break;
+	case ARGP_KEY_END:
+		if (o->enabled && gp_policy_cfg_check(&o->pol, err,
+						      sizeof(err))) {
+			argp_error(state, "%s", err);
+			return EINVAL;
+		}
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	o->enabled = true;
+	return 0;
+}
+
+/* After the daemon's own text (argp prints children's docs last). */
+static const char arb_doc[] =
+"\vArbitration: online processes take the GPU from offline ones while "
+"they have work (busy/idle on the socket, or their AQL queues with "
+"--detect queues); offline resumes once online has been idle "
+"--resume-after. Verbs: busy|idle [pid=N] [scope=conn|pid], classify "
+"pid=N class=online|offline|none, watch pid=N queue=ID wptr=0x.. "
+"rptr=0x.., policy (user/policy/arb_proto.h).\n"
+"    gpreempt-ctl daemon --group gpreempt --online cmdline=serve.py \\\n"
+"        --offline cmdline=train.py --min-offline-share 20\n"
+"    gpreempt-ctl notify busy --pid 4242; gpreempt-ctl policy\n";
+
+const struct argp arbiter_argp = {
+	.options = arb_options,
+	.parser = arb_opt,
+	.doc = arb_doc,
+};

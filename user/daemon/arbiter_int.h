@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the arbiter's files share (arbiter.h). */
+#ifndef GP_ARBITER_INT_H
+#define GP_ARBITER_INT_H
+
+#include "arbiter.h"
+#include "daemon_int.h"
+#include "exitcodes.h"
+#include "qwatch.h"
+
+/* The watcher's busy is a policy source of its own, one per pid. */
+#define ARB_SRC_QWATCH(pid) ((1ULL << 62) | (uint32_t)(pid))
+
+/* A process the arbiter knows: found by the KFD scan or named by a
+ * busy/idle/classify request. */
+struct arb_proc {
+	int pid;
+	uid_t uid;		/* real uid: who may signal for it */
+	enum gp_pclass cls;
+	char comm[16];
+	int pidfd;		/* exit detection; -1 if pidfd_open failed */
+	bool joined;		/* offline: attached and in the policy */
+	bool conflict;		/* matched both classes: left alone */
+	uint64_t retry_at;	/* offline: next attach attempt */
+};
+
+struct arbiter {
+	const struct arbiter_opts *o;
+	struct gp_policy_cfg cfg;
+	struct gp_classifier cls;	/* selectors + run-time classes */
+	struct gp_policy pol;
+	struct gp_pactions act;
+	uint64_t started, next_scan;
+	uint64_t trigger_ns;	/* when the last busy arrived */
+	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
+	uint64_t next_poll;
+	int n_notify;		/* connections that said busy/idle */
+	const struct client *notify_c[DAEMON_MAX_CLIENTS];
+	struct gp_qwatch qw;	/* --detect queues */
+	int n;
+	struct arb_proc p[ARB_MAX_PROCS];
+};
+
+#define ARB_LOG_PER_SEC 50
+void alog(struct arbiter *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+struct arb_proc *arb_find(struct arbiter *a, int pid);
+struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
+			 enum gp_pclass cls);
+void arb_apply(struct daemon *d);
+void arb_note_notify(struct arbiter *a, const struct client *c);
+void arb_offline_join(struct daemon *d, struct arb_proc *p);
+void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
+
+#endif

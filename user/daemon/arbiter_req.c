@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The arbiter's socket verbs: busy, idle, classify, policy (arb_proto.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arbiter_int.h"
+#include "arb_proto.h"
+#include "util.h"
+
+/* The online process a busy/idle means, known or newly classified. */
+static struct arb_proc *online_of(struct daemon *d, int pid,
+				  struct gp_err *e)
+{
+	struct arbiter *a = d->arb;
+	struct arb_proc *p = arb_find(a, pid);
+	struct gp_proc_desc pd;
+	enum gp_pclass cls;
+	char err[512];
+
+	if (!p) {
+		if (gp_proc_describe("/proc", pid, &pd)) {
+			gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d",
+				   pid);
+			return NULL;
+		}
+		if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
+			gp_err_set(e, GP_EXIT_USAGE, EEXIST, "%s", err);
+			return NULL;
+		}
+		/* With no --online selector, the signal itself makes a
+		 * process online. */
+		if (cls == GP_CLASS_NONE && !a->cls.n_online)
+			cls = GP_CLASS_ONLINE;
+		p = arb_add(a, &pd, cls);
+		if (!p) {
+			gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows "
+				   "%d processes already", ARB_MAX_PROCS);
+			return NULL;
+		}
+	}
+	if (p->cls != GP_CLASS_ONLINE) {
+		gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d (%s) is %s, not "
+			   "online: add an --online selector or 'classify "
+			   "pid=%d class=online'", pid, p->comm,
+			   p->conflict ? "in both classes" :
+			   gp_pclass_name(p->cls), pid);
+		return NULL;
+	}
+	return p;
+}
+
+static void do_busy_idle(struct daemon *d, struct client *c,
+			 const struct arb_req *q)
+{
+	struct arbiter *a = d->arb;
+	int pid = q->pid ? q->pid : c->pid;
+	uint64_t src = q->pid_scope ? (1ULL << 63) | (uint32_t)pid :
+				      (uintptr_t)c;
+	bool busy = q->verb == ARB_BUSY, was;
+	struct gp_err e = {};
+	struct arb_proc *p;
+	uint64_t now;
+	int r;
+
+	if (!a->o->detect_notify) {
+		gp_err_set(&e, GP_EXIT_USAGE, EINVAL, "notify is off "
+			   "(--detect): busy/idle are not taken");
+		goto err;
+	}
+	p = online_of(d, pid, &e);
+	if (!p)
+		goto err;
+	if (c->uid != 0 && c->uid != p->uid) {
+		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "uid %u may not signal for "
+			   "pid %d (uid %u): only root or the process's owner",
+			   c->uid, pid, p->uid);
+		goto err;
+	}
+	now = monotonic_ns();
+	was = gp_policy_online_busy(&a->pol);
+	if (busy) {
+		a->trigger_ns = now;
+		r = gp_policy_busy(&a->pol, now, src, pid, &a->act);
+	} else {
+		r = gp_policy_idle(&a->pol, now, src, pid, &a->act);
+	}
+	if (r == -EALREADY) {
+		gp_err_set(&e, GP_EXIT_USAGE, EALREADY, "no busy open for pid "
+			   "%d %s: nothing to end", pid, q->pid_scope ?
+			   "with scope=pid" : "on this connection");
+		goto err;
+	} else if (r) {
+		gp_err_set(&e, GP_EXIT_BUSY, -r, "too many busy sources");
+		goto err;
+	}
+	if (was != gp_policy_online_busy(&a->pol) || d->o->verbose)
+		alog(a, "%s from pid %d for pid %d (%s)",
+		     busy ? "busy" : "idle", c->pid, pid, p->comm);
+	if (!q->pid_scope)
+		arb_note_notify(a, c);
+	/* Reply after the ioctls: "ok" to busy means offline is suspended. */
+	arb_apply(d);
+	reply_ok(c);
+	return;
+err:
+	alog(a, "refused %s from pid %d uid %u: %s", busy ? "busy" :
+	     "idle", c->pid, c->uid, e.msg);
+	reply_err(c, &e);
+}
+
+static void do_classify(struct daemon *d, struct client *c,
+			const struct arb_req *q)
+{
+	struct arbiter *a = d->arb;
+	struct arb_proc *p = arb_find(a, q->pid);
+	struct gp_proc_desc pd;
+	struct gp_err e = {};
+
+	if (gp_proc_describe("/proc", q->pid, &pd)) {
+		gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d", q->pid);
+		goto err;
+	}
+	/* Group members connect at all; root, or the process's owner. */
+	if (c->uid != 0 && c->uid != pd.uid) {
+		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "uid %u may not classify "
+			   "pid %d (uid %u): root only, or the owner in the "
+			   "daemon's --group", c->uid, q->pid, pd.uid);
+		goto err;
+	}
+	if (gp_classifier_set(&a->cls, q->pid, q->cls)) {
+		gp_err_set(&e, GP_EXIT_BUSY, ENOSPC, "too many run-time "
+			   "classes");
+		goto err;
+	}
+	if (p && p->cls != q->cls) {
+		if (p->cls != GP_CLASS_NONE)
+			arb_leave(d, p, "reclassified");
+		p->cls = q->cls;
+		p->conflict = false;
+	} else if (!p) {
+		p = arb_add(a, &pd, q->cls);
+	}
+	alog(a, "pid %d (%s) classified %s by pid %d uid %u", q->pid,
+	     pd.comm, gp_pclass_name(q->cls), c->pid, c->uid);
+	if (p && p->cls == GP_CLASS_OFFLINE && !p->joined) {
+		p->retry_at = 0;
+		arb_offline_join(d, p);
+	}
+	reply_ok(c);
+	return;
+err:
+	reply_err(c, &e);
+}
+
+/* watch: an online process's queue counters join the watcher. */
+static void do_watch(struct daemon *d, struct client *c,
+		     const struct arb_req *q)
+{
+	struct arbiter *a = d->arb;
+	struct gp_err e = {};
+	int r;
+
+	if (!a->o->detect_queues) {
+		gp_err_set(&e, GP_EXIT_USAGE, EINVAL, "queue detection is off: "
+			   "start the daemon with --detect queues (or "
+			   "notify,queues)");
+		goto err;
+	}
+	/* Reading another process's memory: root only. */
+	if (c->uid != 0) {
+		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "watch is for root: it "
+			   "reads pid %d's memory", q->pid);
+		goto err;
+	}
+	if (!online_of(d, q->pid, &e))
+		goto err;
+	r = gp_qwatch_add(&a->qw, q->pid, q->queue, q->wptr, q->rptr);
+	if (r) {
+		gp_err_set(&e, r == -EEXIST ? GP_EXIT_USAGE : GP_EXIT_BUSY, -r,
+			   r == -EEXIST ? "queue %u of pid %d is watched "
+			   "already" : "too many watched queues (%u of pid %d)",
+			   q->queue, q->pid);
+		goto err;
+	}
+	alog(a, "watching queue %u of pid %d (wptr 0x%llx, rptr 0x%llx)",
+	     q->queue, q->pid, (unsigned long long)q->wptr,
+	     (unsigned long long)q->rptr);
+	reply_ok(c);
+	return;
+err:
+	alog(a, "refused watch from pid %d uid %u: %s", c->pid, c->uid, e.msg);
+	reply_err(c, &e);
+}
+
+static void line(struct client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void line(struct client *c, const char *fmt, ...)
+{
+	char buf[PROTO_MAX_LINE];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	reply_line(c, buf, n < (int)sizeof(buf) ? n : -1);
+}
+
+/* Queues KFD lists for pid (sysfs), -1 when it has no KFD process. */
+static int kfd_queues(const struct arbiter *a, int pid)
+{
+	char path[256];
+	struct dirent *de;
+	DIR *dp;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%d/queues", a->o->kfd_proc_dir ?
+		 a->o->kfd_proc_dir : ARB_KFD_PROC_DIR, pid);
+	dp = opendir(path);
+	if (!dp)
+		return -1;
+	while ((de = readdir(dp)))
+		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
+	closedir(dp);
+	return n;
+}
+
+static void hist_line(struct client *c, const char *name,
+		      const struct gp_hist *h)
+{
+	char slots[32 * 21] = "";
+	size_t off = 0;
+	int i, last = 0;
+
+	for (i = 0; i < GP_MAX_SLOTS; i++)
+		if (h->slots[i])
+			last = i;
+	for (i = 0; i <= last; i++)
+		off += snprintf(slots + off, sizeof(slots) - off, "%s%llu",
+				i ? "," : "", (unsigned long long)h->slots[i]);
+	line(c, "hist name=%s count=%llu sum_ns=%llu slots=%s\n", name,
+	     (unsigned long long)h->count, (unsigned long long)h->sum_ns,
+	     slots);
+}
+
+static void do_policy(struct daemon *d, struct client *c)
+{
+	struct arbiter *a = d->arb;
+	const struct gp_policy_stats *s = &a->pol.st;
+	uint64_t now = monotonic_ns();
+	int i, k;
+
+	gp_policy_tick(&a->pol, now, &a->act);
+	arb_apply(d);
+	line(c, "arbiter state=%s online_busy=%d detect=%s "
+	     "resume_after_ns=%llu min_offline_share=%u window_ns=%llu "
+	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
+	     "budget_resumes=%llu max_hold_resumes=%llu "
+	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu\n",
+	     gp_pstate_name(a->pol.state), gp_policy_online_busy(&a->pol),
+	     a->o->detect_notify && a->o->detect_queues ? "notify,queues" :
+	     a->o->detect_queues ? "queues" : "notify",
+	     (unsigned long long)a->cfg.resume_after_ns,
+	     a->cfg.min_offline_share, (unsigned long long)a->cfg.window_ns,
+	     (unsigned long long)a->cfg.max_hold_ns,
+	     (unsigned long long)s->busy_periods,
+	     (unsigned long long)s->suspends, (unsigned long long)s->resumes,
+	     (unsigned long long)s->budget_resumes,
+	     (unsigned long long)s->max_hold_resumes,
+	     (unsigned long long)s->cancelled_resumes,
+	     (unsigned long long)s->failures,
+	     (unsigned long long)(now - a->started));
+	for (i = 0; i < a->n; i++) {
+		const struct arb_proc *p = &a->p[i];
+		unsigned int busy = 0;
+
+		if (p->cls == GP_CLASS_ONLINE) {
+			for (k = 0; k < a->pol.n_busy; k++)
+				if (a->pol.busy[k].pid == p->pid)
+					busy += a->pol.busy[k].count;
+			const struct gp_qw_proc *w =
+				gp_qwatch_find(&a->qw, p->pid);
+
+			/* Say which of its queues are not watched. */
+			line(c, "proc pid=%d class=online uid=%u busy=%u "
+			     "kfd_queues=%d watched=%d\n", p->pid, p->uid,
+			     busy, kfd_queues(a, p->pid), w ? w->nq : 0);
+		}
+	}
+	for (i = 0; i < a->pol.n_off; i++) {
+		const struct gp_poffline *o = &a->pol.off[i];
+		const struct arb_proc *p = arb_find(a, o->pid);
+		uint64_t susp = 0;
+
+		gp_policy_suspended_fraction(&a->pol, o->pid, now, &susp);
+		line(c, "proc pid=%d class=offline uid=%u suspended=%d "
+		     "suspended_ns=%llu attached_ns=%llu suspends=%llu "
+		     "resumes=%llu failures=%llu\n", o->pid, p ? p->uid : 0,
+		     o->suspended, (unsigned long long)susp,
+		     (unsigned long long)(now - o->attached_at),
+		     (unsigned long long)o->suspends,
+		     (unsigned long long)o->resumes,
+		     (unsigned long long)o->failures);
+	}
+	for (i = 0; i < a->qw.n; i++) {
+		const struct gp_qw_proc *w = &a->qw.p[i];
+
+		line(c, "watch pid=%d queues=%d busy=%d polls=%llu "
+		     "busy_polls=%llu err=%d\n", w->pid, w->nq, w->busy,
+		     (unsigned long long)w->polls,
+		     (unsigned long long)w->busy_polls, -w->err);
+	}
+	hist_line(c, "trigger_to_suspend", &s->trigger_to_suspend);
+	hist_line(c, "suspend_ioctl", &s->suspend_ioctl);
+	hist_line(c, "resume_ioctl", &s->resume_ioctl);
+	reply_ok(c);
+}
+
+int arbiter_request(struct daemon *d, struct client *c, const char *l,
+		    size_t len)
+{
+	struct arb_req q;
+	struct gp_err e = {};
+	int r = arb_parse_request(l, len, &q, &e);
+
+	if (r == 0)
+		return 0;
+	if (r < 0) {
+		reply_err(c, &e);
+		return 1;
+	}
+	if (!d->arb) {
+		gp_err_set(&e, GP_EXIT_USAGE, ENOTSUP, "the daemon does not "
+			   "arbitrate: start it with --offline SEL (and "
+			   "--online SEL)");
+		reply_err(c, &e);
+		return 1;
+	}
+	if (q.verb == ARB_BUSY || q.verb == ARB_IDLE)
+		do_busy_idle(d, c, &q);
+	else if (q.verb == ARB_CLASSIFY)
+		do_classify(d, c, &q);
+	else if (q.verb == ARB_WATCH)
+		do_watch(d, c, &q);
+	else
+		do_policy(d, c);
+	return 1;
+}

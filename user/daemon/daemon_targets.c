@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's targets: warm sessions, holds and their deadlines, the
+ * watchdog, dropping targets that are gone (daemon_int.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "daemon_int.h"
+#include "exitcodes.h"
+#include "util.h"
+
+static struct target *slot(struct daemon *d, pid_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->n_t; i++)
+		if (d->t[i].pid == pid)
+			return &d->t[i];
+	return NULL;
+}
+
+struct target *target_find(struct daemon *d, pid_t pid)
+{
+	struct target *t = slot(d, pid);
+
+	return t && !t->detaching ? t : NULL;
+}
+
+static void forget(struct daemon *d, struct target *t)
+{
+	if (t->detaching)
+		d->n_detaching--;
+	session_free(t->s);
+	*t = d->t[--d->n_t];
+}
+
+/* A detach that could not finish at once: keep the target until it does. */
+static void keep_detaching(struct daemon *d, struct target *t)
+{
+	t->detaching = true;
+	t->held_since = t->deadline = 0;
+	d->n_detaching++;
+	dlog("pid %d cannot stop yet (in a vfork or an uninterruptible "
+	     "sleep, or its leader exited before its threads): its detach "
+	     "finishes when it can", t->pid);
+}
+
+void target_drop(struct daemon *d, struct target *t)
+{
+	arbiter_target_gone(d, t->pid);
+	if (t->detaching || session_release(t->s))
+		forget(d, t);
+	else
+		keep_detaching(d, t);
+}
+
+/*
+ * /dev/kfd on first need, with the checks ctl_prepare() makes: version
+ * (the debug API needs KFD 1.13) and sched_policy.
+ */
+static int need_kfd(struct daemon *d, struct gp_err *e)
+{
+	if (d->kfd_ok)
+		return 0;
+	if (kfd_open_debug(&d->kfd, e))
+		return -1;
+	d->kfd_ok = true;
+	dlog("opened " KFD_DEV_PATH " (KFD ioctl %u.%u)", d->kfd.major,
+	     d->kfd.minor);
+	return 0;
+}
+
+/* Targets attached for uid (held or detaching). */
+static uint32_t owned(const struct daemon *d, uid_t uid)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->n_t; i++)
+		n += d->t[i].uid == uid;
+	return n;
+}
+
+struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
+			  struct gp_err *e)
+{
+	struct target *t = target_find(d, pid);
+	struct session *s, *pending = NULL;
+	uint64_t t0;
+
+	if (t)
+		return t;
+	if (slot(d, pid)) {
+		gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d is still being "
+			   "detached (it cannot stop yet, e.g. it waits for "
+			   "a vfork child): try again once it can", pid);
+		return NULL;
+	}
+	if (session_check_pid(pid, e) || need_kfd(d, e))
+		return NULL;
+	if (uid && owned(d, uid) >= DAEMON_MAX_PER_UID) {
+		gp_err_set(e, GP_EXIT_BUSY, EDQUOT, "uid %u holds %d targets "
+			   "in the daemon already, the quota of a non-root "
+			   "user: detach one first", uid, DAEMON_MAX_PER_UID);
+		return NULL;
+	}
+	if (d->n_t == PROTO_MAX_SESSIONS) {
+		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the daemon holds %d "
+			   "targets already: detach one first",
+			   PROTO_MAX_SESSIONS);
+		return NULL;
+	}
+	t0 = monotonic_ns();
+	s = session_open(&d->kfd, pid, &pending, e);
+	if (!s && !pending)
+		return NULL;
+	t = &d->t[d->n_t++];
+	memset(t, 0, sizeof(*t));
+	t->s = s ? s : pending;
+	t->pid = pid;
+	t->uid = uid;
+	if (!s) {
+		keep_detaching(d, t);
+		return NULL;
+	}
+	dlog("attached to pid %d (runtime %s, %.3f ms)", pid,
+	     kfd_runtime_state_name(session_runtime_state(s)),
+	     (monotonic_ns() - t0) / 1e6);
+	return t;
+}
+
+void target_info(const struct target *t, struct proto_session *ps)
+{
+	uint64_t now = monotonic_ns();
+
+	memset(ps, 0, sizeof(*ps));
+	ps->pid = t->pid;
+	ps->runtime = session_runtime_state(t->s);
+	session_queues(t->s, &ps->queues);
+	ps->held = session_suspended_count(t->s);
+	ps->resume_failures = t->resume_failures;
+	if (t->held_since)
+		ps->held_ns = now - t->held_since;
+	if (t->deadline)
+		ps->left_ns = t->deadline > now ? t->deadline - now : 0;
+}
+
+/*
+ * A hold: from the first suspend request the kernel accepted (ret >= 0,
+ * even if every id was invalid or the target had no queue yet) until a
+ * resume without ids or one that leaves nothing suspended, a detach, or
+ * the deadline: --max-hold after the start, sooner with for_ns.
+ */
+void hold_start(struct daemon *d, struct target *t, uint64_t for_ns)
+{
+	uint64_t now = monotonic_ns(), until;
+
+	if (!t->held_since) {
+		t->held_since = now;
+		t->deadline = now + d->max_hold_ns;
+	}
+	/* for_ns may shorten the hold, never stretch it past --max-hold */
+	if (for_ns) {
+		until = now + for_ns < now ? UINT64_MAX : now + for_ns;
+		if (until < t->deadline)
+			t->deadline = until;
+	}
+}
+
+void hold_end(struct target *t)
+{
+	t->held_since = t->deadline = 0;
+}
+
+/*
+ * A resume that left queues suspended (the ioctl failed, or the GPU
+ * failed to map some queue) is retried: the hold stays, with a deadline
+ * RESUME_RETRY_MIN_NS away, doubling up to RESUME_RETRY_MAX_NS; status
+ * shows the failures. Never forgotten: only a resume that leaves nothing
+ * suspended, the target's exit or a detach (DISABLE resumes all) ends it.
+ */
+int target_resume_all(struct target *t, const char *why)
+{
+	struct session_op op = {};
+	struct gp_err e = {};
+	uint64_t now = monotonic_ns(), wait;
+	char held[32], next[32];
+	int r;
+
+	if (!t->held_since && !session_suspended_count(t->s))
+		return 0;
+	fmt_ns(held, sizeof(held), t->held_since ? now - t->held_since : 0);
+	r = session_resume(t->s, NULL, 0, &op, &e);
+	session_op_free(&op);
+	if ((!r || r == GP_EXIT_PARTIAL) && !session_suspended_count(t->s)) {
+		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
+		     "%u invalid, %u error)", why, t->pid, held, op.n,
+		     op.n_ok, op.n_invalid, op.n_error);
+		hold_end(t);
+		t->resume_failures = 0;
+		return 0;
+	}
+	wait = RESUME_RETRY_MIN_NS << (t->resume_failures < 6 ?
+				       t->resume_failures : 6);
+	if (wait > RESUME_RETRY_MAX_NS)
+		wait = RESUME_RETRY_MAX_NS;
+	t->resume_failures++;
+	if (!t->held_since)
+		t->held_since = now;
+	t->deadline = now + wait;
+	fmt_ns(next, sizeof(next), wait);
+	dlog("%s: resuming pid %d failed (attempt %u), %u queue%s still "
+	     "suspended, retrying in %s: %s", why, t->pid, t->resume_failures,
+	     session_suspended_count(t->s),
+	     session_suspended_count(t->s) == 1 ? "" : "s", next,
+	     r ? e.msg : "some queues failed to map");
+	return -1;
+}
+
+/* Arm the timerfd at the earliest hold deadline (or disarm it). */
+void targets_arm_watchdog(struct daemon *d)
+{
+	struct itimerspec its = {};
+	uint64_t first = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->n_t; i++)
+		if (d->t[i].deadline &&
+		    (!first || d->t[i].deadline < first))
+			first = d->t[i].deadline;
+	if (arbiter_deadline(d) && (!first || arbiter_deadline(d) < first))
+		first = arbiter_deadline(d);
+	if (first) {
+		its.it_value.tv_sec = first / NSEC_PER_SEC;
+		its.it_value.tv_nsec = first % NSEC_PER_SEC;
+	}
+	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+void targets_watchdog(struct daemon *d)
+{
+	uint64_t now = monotonic_ns();
+	char why[64], dur[32];
+	uint32_t i;
+
+	for (i = 0; i < d->n_t; i++) {
+		struct target *t = &d->t[i];
+
+		if (!t->deadline || t->deadline > now)
+			continue;
+		fmt_ns(dur, sizeof(dur), d->max_hold_ns);
+		if (t->resume_failures)
+			snprintf(why, sizeof(why), "resume retry");
+		else if (now - t->held_since + 1000000 >= d->max_hold_ns)
+			snprintf(why, sizeof(why), "watchdog (--max-hold %s)",
+				 dur);
+		else
+			snprintf(why, sizeof(why), "hold time over");
+		target_resume_all(t, why);
+	}
+}
+
+/*
+ * Handshakes and ptrace stops; drop targets that are gone. A target's
+ * events are read when its dbg pipe is readable (ev[i], the revents of
+ * d->t[i] in this round) or when all is set (SIGCHLD, the periodic
+ * tick): a suspend request does not wait behind ioctls for idle targets.
+ * Walks down so a drop, which moves the last target into slot i, only
+ * moves one already seen.
+ */
+void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
+		     bool all)
+{
+	struct gp_err e = {};
+	uint32_t i;
+
+	if (n > d->n_t)
+		n = d->n_t;
+	for (i = n; i-- > 0;) {
+		struct target *t = &d->t[i];
+
+		if (!all && !ev[i].revents)
+			continue;
+		if (t->detaching) {
+			if (session_detach_poll(t->s)) {
+				dlog("detached from pid %d at last", t->pid);
+				forget(d, t);
+			}
+			continue;
+		}
+		if (session_handle_event(t->s, &e))
+			dlog("pid %d: %s", t->pid, e.msg);
+		if (session_handle_wait(t->s) || !session_alive(t->s)) {
+			dlog("pid %d exited: dropped", t->pid);
+			target_drop(d, t);
+		}
+	}
+}
+
+/*
+ * Release every target, give the pending detaches a moment, then go:
+ * what is still pending the kernel finishes when this process exits.
+ */
+void targets_shutdown(struct daemon *d, int sig)
+{
+	struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
+	uint64_t end = monotonic_ns() + 2 * NSEC_PER_SEC;
+	uint32_t i, left;
+
+	dlog("%s: resuming and detaching %u target%s", strsignal(sig),
+	     d->n_t, d->n_t == 1 ? "" : "s");
+	for (i = 0; i < d->n_t; i++) {
+		struct target *t = &d->t[i];
+
+		if (!t->detaching)
+			target_resume_all(t, "shutdown");
+		t->detaching = !session_release(t->s);
+	}
+	do {
+		for (left = 0, i = 0; i < d->n_t; i++)
+			if (d->t[i].detaching &&
+			    !session_detach_poll(d->t[i].s))
+				left++;
+		if (left)
+			nanosleep(&ts, NULL);
+	} while (left && monotonic_ns() < end);
+	if (left)
+		dlog("%u detach%s pending: the kernel finishes them as we "
+		     "exit", left, left == 1 ? "" : "es");
+	while (d->n_t)
+		session_free(d->t[--d->n_t].s);
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* gp_notify: the arbiter's tiny client (gp_notify.h). libc only. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "gp_notify.h"
+
+int gp_notify_open(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!path)
+		path = GP_NOTIFY_DEFAULT_SOCKET;
+	if (strlen(path) >= sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* Reads one reply: INFO lines are skipped, "ok" / "err EXIT ERRNO MSG". */
+static int reply(int fd, char *msg, unsigned long len)
+{
+	char buf[1024];
+	size_t n = 0;
+	char *nl;
+
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t r;
+
+		while ((nl = memchr(buf, '\n', n))) {
+			*nl = 0;
+			if (!strcmp(buf, "ok"))
+				return 0;
+			if (!strncmp(buf, "err ", 4)) {
+				int ex = 1, off = 0;
+
+				sscanf(buf + 4, "%d %*d %n", &ex, &off);
+				if (msg && len)
+					snprintf(msg, len, "%s", buf + 4 + off);
+				return ex > 0 ? ex : 1;
+			}
+			n -= nl + 1 - buf;
+			memmove(buf, nl + 1, n);
+		}
+		if (n == sizeof(buf))
+			return -EPROTO;
+		r = poll(&p, 1, GP_NOTIFY_TIMEOUT_MS);
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r < 0)
+			continue;
+		r = read(fd, buf + n, sizeof(buf) - n);
+		if (r == 0)
+			return -ECONNRESET;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r > 0)
+			n += r;
+	}
+}
+
+int gp_notify_send(int fd, const char *line, char *msg, unsigned long len)
+{
+	size_t n = strlen(line), off = 0;
+
+	while (off < n) {
+		ssize_t w = send(fd, line + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (w > 0)
+			off += w;
+	}
+	return reply(fd, msg, len);
+}
+
+int gp_notify_busy(int fd)
+{
+	return gp_notify_send(fd, "busy\n", NULL, 0);
+}
+
+int gp_notify_idle(int fd)
+{
+	return gp_notify_send(fd, "idle\n", NULL, 0);
+}
+
+void gp_notify_close(int fd)
+{
+	close(fd);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * gp_notify: tell gpreempt's arbiter that an online server has work
+ * (busy) and has none (idle). Copy this header and gp_notify.c into a
+ * server; they need nothing but libc.
+ *
+ *	int fd = gp_notify_open(NULL);		// default socket
+ *	gp_notify_busy(fd);	// request arrived: offline is suspended
+ *	...serve...				// when this returns 0
+ *	gp_notify_idle(fd);	// done (offline resumes after a delay)
+ *	gp_notify_close(fd);	// or exit: a closed connection is idle
+ *
+ * The busy belongs to the connection: keep it open for the server's
+ * life; busy twice needs idle twice; if the server dies, its busy ends.
+ * The daemon takes the server's pid from the socket (SO_PEERCRED) and
+ * allows root and the pid's own uid (the socket must let it connect:
+ * `gpreempt-ctl daemon --group`). Calls block until the daemon answers
+ * (it answers busy after the suspend ioctls), at most GP_NOTIFY_TIMEOUT_MS.
+ */
+#ifndef GP_NOTIFY_H
+#define GP_NOTIFY_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_NOTIFY_DEFAULT_SOCKET "/run/gpreempt/ctl.sock"
+#define GP_NOTIFY_TIMEOUT_MS 5000
+
+/* A connected socket (path NULL: the default), or -errno. */
+int gp_notify_open(const char *path);
+/* 0 when the daemon said "ok"; -errno, or the daemon's exit code (> 0)
+ * with its message in msg (may be NULL) when it refused. */
+int gp_notify_busy(int fd);
+int gp_notify_idle(int fd);
+/* Any request line ("busy pid=42 scope=pid"); reply message into msg. */
+int gp_notify_send(int fd, const char *line, char *msg, unsigned long len);
+void gp_notify_close(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Selectors and the classifier for the arbiter's classes (select.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "select.h"
+#include "util.h"
+
+static const struct {
+	const char *key;
+	enum gp_sel_kind kind;
+} keys[] = {
+	{ "pid", GP_SEL_PID }, { "comm", GP_SEL_COMM },
+	{ "cmdline", GP_SEL_CMDLINE }, { "cgroup", GP_SEL_CGROUP },
+	{ "uid", GP_SEL_UID },
+};
+
+int gp_sel_parse(const char *s, struct gp_sel *sel, char *err, size_t len)
+{
+	const char *eq = strchr(s, '=');
+	const char *v = eq ? eq + 1 : NULL;
+	size_t i, klen = eq ? (size_t)(eq - s) : 0;
+
+	memset(sel, 0, sizeof(*sel));
+	for (i = 0; eq && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strlen(keys[i].key) == klen && !strncmp(s, keys[i].key, klen))
+			break;
+	if (!eq || i == sizeof(keys) / sizeof(keys[0])) {
+		snprintf(err, len, "unknown selector '%s': use pid=N, comm=NAME, "
+			 "cmdline=SUBSTRING, cgroup=PATH or uid=N", s);
+		return -EINVAL;
+	}
+	sel->kind = keys[i].kind;
+	if (!*v) {
+		snprintf(err, len, "selector '%s' has an empty value", s);
+		return -EINVAL;
+	}
+	if (strlen(v) >= GP_SEL_STR) {
+		snprintf(err, len, "selector '%.*s...' is longer than %d "
+			 "characters", 20, s, GP_SEL_STR - 1);
+		return -EINVAL;
+	}
+	snprintf(sel->spec, sizeof(sel->spec), "%s", s);
+	switch (sel->kind) {
+	case GP_SEL_PID: {
+		int pid;
+
+		if (parse_pid(v, &pid)) {
+			snprintf(err, len, "selector '%s': not a pid", s);
+			return -EINVAL;
+		}
+		sel->num = pid;
+		return 0;
+	}
+	case GP_SEL_UID: {
+		uint32_t uid;
+
+		if (parse_u32(v, &uid) || uid == (uint32_t)-1) {
+			snprintf(err, len, "selector '%s': not a uid", s);
+			return -EINVAL;
+		}
+		sel->num = uid;
+		return 0;
+	}
+	case GP_SEL_COMM:
+		if (strlen(v) > 15) {
+			snprintf(err, len, "selector '%s': comm is at most 15 "
+				 "characters (the kernel cuts it); use "
+				 "cmdline=SUBSTRING", s);
+			return -EINVAL;
+		}
+		break;
+	case GP_SEL_CGROUP:
+		if (v[0] != '/') {
+			snprintf(err, len, "selector '%s': a cgroup path starts "
+				 "with '/', as in /proc/PID/cgroup", s);
+			return -EINVAL;
+		}
+		break;
+	case GP_SEL_CMDLINE:
+		break;
+	}
+	snprintf(sel->str, sizeof(sel->str), "%s", v);
+	/* "/a/b/" and "/a/b" name the same cgroup. */
+	if (sel->kind == GP_SEL_CGROUP) {
+		size_t n = strlen(sel->str);
+
+		while (n > 1 && sel->str[n - 1] == '/')
+			sel->str[--n] = 0;
+	}
+	return 0;
+}
+
+static bool cgroup_under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (!strcmp(prefix, "/"))
+		return true;
+	/* Whole components: /pod1 holds /pod1/x, not /pod12. */
+	return !strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/');
+}
+
+bool gp_sel_match(const struct gp_sel *sel, const struct gp_proc_desc *d)
+{
+	switch (sel->kind) {
+	case GP_SEL_PID:
+		return d->pid == sel->num;
+	case GP_SEL_UID:
+		return (long)d->uid == sel->num;
+	case GP_SEL_COMM:
+		return !strcmp(d->comm, sel->str);
+	case GP_SEL_CMDLINE:
+		return strstr(d->cmdline, sel->str) != NULL;
+	case GP_SEL_CGROUP:
+		return d->cgroup[0] && cgroup_under(d->cgroup, sel->str);
+	}
+	return false;
+}
+
+int gp_classifier_add(struct gp_classifier *c, enum gp_pclass cls,
+		      const char *spec, char *err, size_t len)
+{
+	int *n = cls == GP_CLASS_ONLINE ? &c->n_online : &c->n_offline;
+	struct gp_sel *tab = cls == GP_CLASS_ONLINE ? c->online : c->offline;
+	int ret;
+
+	if (cls == GP_CLASS_NONE)
+		return -EINVAL;
+	if (*n == GP_SEL_MAX) {
+		snprintf(err, len, "more than %d --%s selectors", GP_SEL_MAX,
+			 gp_pclass_name(cls));
+		return -ENOSPC;
+	}
+	ret = gp_sel_parse(spec, &tab[*n], err, len);
+	if (!ret)
+		(*n)++;
+	return ret;
+}
+
+int gp_classifier_set(struct gp_classifier *c, int pid, enum gp_pclass cls)
+{
+	int i;
+
+	for (i = 0; i < c->n_over; i++)
+		if (c->over[i].pid == pid) {
+			c->over[i].cls = cls;
+			return 0;
+		}
+	if (c->n_over == GP_OVERRIDE_MAX)
+		return -ENOSPC;
+	c->over[c->n_over].pid = pid;
+	c->over[c->n_over++].cls = cls;
+	return 0;
+}
+
+void gp_classifier_forget(struct gp_classifier *c, int pid)
+{
+	int i;
+
+	for (i = 0; i < c->n_over; i++)
+		if (c->over[i].pid == pid) {
+			c->over[i] = c->over[--c->n_over];
+			return;
+		}
+}
+
+static const struct gp_sel *first_match(const struct gp_sel *tab, int n,
+					const struct gp_proc_desc *d)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (gp_sel_match(&tab[i], d))
+			return &tab[i];
+	return NULL;
+}
+
+int gp_classify(const struct gp_classifier *c, const struct gp_proc_desc *d,
+		enum gp_pclass *cls, char *err, size_t len)
+{
+	const struct gp_sel *on, *off;
+	int i;
+
+	for (i = 0; i < c->n_over; i++)
+		if (c->over[i].pid == d->pid) {
+			*cls = c->over[i].cls;
+			return 0;
+		}
+	on = first_match(c->online, c->n_online, d);
+	off = first_match(c->offline, c->n_offline, d);
+	if (on && off) {
+		snprintf(err, len, "pid %d (%s) matches both --online %s and "
+			 "--offline %s: make the selectors disjoint or "
+			 "classify it by pid", d->pid, d->comm, on->spec,
+			 off->spec);
+		return -EEXIST;
+	}
+	*cls = on ? GP_CLASS_ONLINE : off ? GP_CLASS_OFFLINE : GP_CLASS_NONE;
+	return 0;
+}
+
+const char *gp_pclass_name(enum gp_pclass c)
+{
+	return c == GP_CLASS_ONLINE ? "online" :
+	       c == GP_CLASS_OFFLINE ? "offline" : "none";
+}
+
+int gp_pclass_parse(const char *s, enum gp_pclass *c)
+{
+	if (!strcmp(s, "online"))
+		*c = GP_CLASS_ONLINE;
+	else if (!strcmp(s, "offline"))
+		*c = GP_CLASS_OFFLINE;
+	else if (!strcmp(s, "none"))
+		*c = GP_CLASS_NONE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Reads a small /proc file; returns its length or -errno. */
+static ssize_t slurp(const char *root, int pid, const char *name, char *buf,
+		     size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/%s", root, pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+int gp_proc_describe(const char *root, int pid, struct gp_proc_desc *d)
+{
+	char buf[4096], *p;
+	ssize_t n, i;
+	unsigned int uid;
+
+	memset(d, 0, sizeof(*d));
+	d->pid = pid;
+	n = slurp(root, pid, "status", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	p = strstr(buf, "\nUid:");
+	if (!p || sscanf(p + 5, "%u", &uid) != 1)
+		return -EPROTO;
+	d->uid = uid;
+	n = slurp(root, pid, "comm", d->comm, sizeof(d->comm));
+	if (n < 0)
+		return n;
+	d->comm[strcspn(d->comm, "\n")] = 0;
+	/* Kernel threads and zombies have an empty cmdline: fine. */
+	n = slurp(root, pid, "cmdline", d->cmdline, sizeof(d->cmdline));
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (!d->cmdline[i])
+			d->cmdline[i] = ' ';
+	while (n > 0 && d->cmdline[n - 1] == ' ')
+		d->cmdline[--n] = 0;
+	n = slurp(root, pid, "cgroup", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	/* cgroup v2: the line "0::/path"; v1 lines are ignored. */
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "0::", 3)) {
+			snprintf(d->cgroup, sizeof(d->cgroup), "%.*s",
+				 (int)strcspn(p + 3, "\n"), p + 3);
+			break;
+		}
+	return 0;
+}

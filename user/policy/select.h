@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Process selectors for the arbiter's classes (--online SEL, --offline
+ * SEL) and the classifier over a process description.
+ *   pid=N            that process
+ *   comm=NAME        /proc/PID/comm, exact (the kernel cuts it to 15)
+ *   cmdline=SUBSTR   /proc/PID/cmdline, arguments joined by spaces:
+ *                    inference and training are both often "python3"
+ *   cgroup=PATH      cgroup v2 path prefix, whole components: a
+ *                    container or a Kubernetes pod
+ *   uid=N            the real uid
+ * Run-time overrides (the socket's "classify pid=N class=...") win over
+ * selectors, "none" included.
+ */
+#ifndef GP_SELECT_H
+#define GP_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "policy.h"
+
+#define GP_SEL_MAX 32
+#define GP_SEL_STR 256
+#define GP_OVERRIDE_MAX 64
+
+enum gp_sel_kind { GP_SEL_PID, GP_SEL_COMM, GP_SEL_CMDLINE, GP_SEL_CGROUP,
+		   GP_SEL_UID };
+
+struct gp_sel {
+	enum gp_sel_kind kind;
+	long num;		/* pid or uid */
+	char str[GP_SEL_STR];	/* comm, substring, cgroup path */
+	char spec[GP_SEL_STR + 16];	/* as written, for messages */
+};
+
+struct gp_proc_desc {
+	int pid;
+	uid_t uid;
+	char comm[16];
+	char cmdline[1024];	/* NULs turned into spaces, cut */
+	char cgroup[512];	/* the v2 ("0::") path */
+};
+
+struct gp_classifier {
+	int n_online, n_offline, n_over;
+	struct gp_sel online[GP_SEL_MAX], offline[GP_SEL_MAX];
+	struct { int pid; enum gp_pclass cls; } over[GP_OVERRIDE_MAX];
+};
+
+/* "comm=python3" -> sel. 0, or -EINVAL with the reason in err. */
+int gp_sel_parse(const char *s, struct gp_sel *sel, char *err, size_t len);
+bool gp_sel_match(const struct gp_sel *sel, const struct gp_proc_desc *d);
+
+/* Adds a selector to a class. 0 or -EINVAL/-ENOSPC with err. */
+int gp_classifier_add(struct gp_classifier *c, enum gp_pclass cls,
+		      const char *spec, char *err, size_t len);
+/* Run-time class for one pid (overrides selectors). 0 or -ENOSPC. */
+int gp_classifier_set(struct gp_classifier *c, int pid, enum gp_pclass cls);
+void gp_classifier_forget(struct gp_classifier *c, int pid);
+/*
+ * The class of a process: 0 and *cls, or -EEXIST when it matches both an
+ * online and an offline selector; err then names both.
+ */
+int gp_classify(const struct gp_classifier *c, const struct gp_proc_desc *d,
+		enum gp_pclass *cls, char *err, size_t len);
+
+/* "online", "offline", "none"; parse returns -EINVAL on anything else. */
+const char *gp_pclass_name(enum gp_pclass c);
+int gp_pclass_parse(const char *s, enum gp_pclass *c);
+
+/*
+ * Reads /proc/PID (under root, normally "/proc") into d. 0 or -errno
+ * (-ESRCH when the process is gone). To move to core/procfs once it
+ * exists (issue 9).
+ */
+int gp_proc_describe(const char *root, int pid, struct gp_proc_desc *d);
+
+#endif
