@@ -16,7 +16,7 @@ OUT=${OUTPUT:-.output}/fuzz
 secs=${1:-${FUZZ_SECONDS:-20}}
 CLANG=${CLANG:-clang}
 bin=$OUT/fuzz_proto
-srcs="tests/fuzz/fuzz_proto.c user/core/proto.c user/core/kfd.c user/core/util.c"
+srcs="tests/fuzz/fuzz_proto.c user/core/proto.c user/core/kfd.c user/core/util.c user/core/err.c user/core/proto_fmt.c user/core/proto_reply.c"
 
 echo "1..1"
 mkdir -p "$OUT"

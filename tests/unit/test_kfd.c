@@ -8,6 +8,7 @@
 
 #include "exitcodes.h"
 #include "kfd.h"
+#include "names.h"
 #include "tap.h"
 
 TEST(queue_word_ok)
@@ -155,6 +156,8 @@ TEST(err_message)
 
 TEST(names)
 {
+	char nb[NAMES_NUM_LEN];
+
 	CHECK_STR(kfd_call_name(KFD_CALL_SUSPEND), "suspend");
 	CHECK_STR(kfd_call_name(KFD_CALL_RESUME), "resume");
 	CHECK_STR(kfd_runtime_state_name(DEBUG_RUNTIME_STATE_DISABLED),
@@ -162,9 +165,14 @@ TEST(names)
 	CHECK_STR(kfd_runtime_state_name(DEBUG_RUNTIME_STATE_ENABLED),
 		  "ENABLED");
 	CHECK_STR(kfd_runtime_state_name(99), "UNKNOWN");
-	CHECK_STR(kfd_queue_type_name(KFD_IOC_QUEUE_TYPE_COMPUTE_AQL),
+	CHECK_STR(names_ioc_queue_type(KFD_IOC_QUEUE_TYPE_COMPUTE_AQL),
 		  "compute_aql");
-	CHECK_STR(kfd_queue_type_name(77), "?");
+	CHECK(names_ioc_queue_type(77) == NULL);
+	CHECK_STR(names_or_num(names_ioc_queue_type(77), 77, nb, sizeof(nb)),
+		  "?77");
+	CHECK_STR(names_or_num("sdma", 1, nb, sizeof(nb)), "sdma");
+	CHECK_STR(names_or_num(NULL, UINT32_MAX, nb, sizeof(nb)),
+		  "?4294967295");
 }
 
 TEST(ec_masks)

@@ -25,7 +25,7 @@ TEST(suspend_full)
 	struct ctl_args a;
 
 	CHECK(PARSE(&a, "suspend", "--pid", "42", "-q", "1", "--queue",
-		    "0x10", "--grace-period", "100", "--for", "250ms",
+		    "16", "--grace-period", "100", "--for", "250ms",
 		    "-j") == 0);
 	CHECK(a.cmd == CTL_SUSPEND);
 	CHECK(a.pid == 42);
@@ -57,8 +57,15 @@ TEST(suspend_rejects)
 	CHECK(PARSE(&a, "suspend", "--pid", "abc") == GP_EXIT_USAGE);
 	CHECK(PARSE(&a, "suspend", "-p", "1", "-q", "x") == GP_EXIT_USAGE);
 	/* bits 30/31 are KFD's status bits, not part of an id */
-	CHECK(PARSE(&a, "suspend", "-p", "1", "-q", "0x40000000") ==
+	CHECK(PARSE(&a, "suspend", "-p", "1", "-q", "1073741824") ==
 	      GP_EXIT_USAGE);
+	CHECK(PARSE(&a, "suspend", "-p", "1", "-q", "1073741823") == 0);
+	/* decimal only, as on the daemon's socket: 010 is not 8 */
+	CHECK(PARSE(&a, "suspend", "--pid", "010") == GP_EXIT_USAGE);
+	CHECK(PARSE(&a, "suspend", "--pid", "0x10") == GP_EXIT_USAGE);
+	CHECK(PARSE(&a, "suspend", "-p", "1", "-q", "0x10") ==
+	      GP_EXIT_USAGE);
+	CHECK(PARSE(&a, "suspend", "-p", "1", "-g", "010") == GP_EXIT_USAGE);
 	CHECK(PARSE(&a, "suspend", "-p", "1", "-f", "0") == GP_EXIT_USAGE);
 	CHECK(PARSE(&a, "suspend", "-p", "1", "-f", "soon") ==
 	      GP_EXIT_USAGE);
@@ -153,15 +160,15 @@ TEST(fmt_ns)
 {
 	char b[32];
 
-	ctl_fmt_ns(b, sizeof(b), 0);
+	fmt_ns(b, sizeof(b), 0);
 	CHECK_STR(b, "0.000 ms");
-	ctl_fmt_ns(b, sizeof(b), 71234);
+	fmt_ns(b, sizeof(b), 71234);
 	CHECK_STR(b, "0.071 ms");
-	ctl_fmt_ns(b, sizeof(b), 999999999);
+	fmt_ns(b, sizeof(b), 999999999);
 	CHECK_STR(b, "999.999 ms");
-	ctl_fmt_ns(b, sizeof(b), 10 * NSEC_PER_SEC);
+	fmt_ns(b, sizeof(b), 10 * NSEC_PER_SEC);
 	CHECK_STR(b, "10.000 s");
-	ctl_fmt_ns(b, sizeof(b), 1500 * NSEC_PER_MSEC);
+	fmt_ns(b, sizeof(b), 1500 * NSEC_PER_MSEC);
 	CHECK_STR(b, "1.500 s");
 }
 

@@ -272,36 +272,33 @@ TEST(reply_op_round_trip)
 		{ 1, KFD_Q_OK }, { 2, KFD_Q_INVALID }, { 3, KFD_Q_ERROR },
 	};
 	struct session_op op = {
-		.call = KFD_CALL_SUSPEND, .ret = 1, .ns = 12345,
+		.call = KFD_CALL_SUSPEND, .pid = 42, .ret = 1, .ns = 12345,
 		.snapshot_ns = 678, .n = 3, .n_ok = 1, .n_invalid = 1,
-		.n_error = 1, .q = qr,
+		.n_error = 1, .nq = 3, .q = qr,
 	};
-	struct session_op back;
-	static struct proto_op p;
 	struct gp_err x = {};
 	char buf[4096];
 	int n;
 
-	proto_op_from_session(&p, 42, &op);
-	n = proto_format_op(buf, sizeof(buf), &p);
+	n = proto_format_op(buf, sizeof(buf), &op);
 	CHECK_STR(buf, "op call=suspend pid=42 ret=1 ns=12345 "
 		  "snapshot_ns=678 requested=3 ok=1 invalid=1 error=1 "
 		  "queues=1:ok,2:invalid,3:error\n");
 	gp_err_set(&x, GP_EXIT_PARTIAL, 0, "2 of 3 queues not suspended");
 	n += proto_format_err(buf + n, sizeof(buf) - n, &x);
 	CHECK(reply(buf) == 0 && r.has_op && r.exit == GP_EXIT_PARTIAL);
-	CHECK(!memcmp(&r.op, &p, sizeof(p)));
-	proto_op_to_session(&r.op, &back);
-	CHECK(back.call == KFD_CALL_SUSPEND && back.ret == 1 &&
-	      back.ns == 12345 && back.n == 3 && back.n_invalid == 1 &&
-	      back.q[1].id == 2 && back.q[1].status == KFD_Q_INVALID);
+	/* the same type comes back, q pointing into the reply */
+	CHECK(r.op.call == KFD_CALL_SUSPEND && r.op.pid == 42 &&
+	      r.op.ret == 1 && r.op.ns == 12345 && r.op.snapshot_ns == 678 &&
+	      r.op.n == 3 && r.op.nq == 3 && r.op.n_ok == 1 &&
+	      r.op.n_invalid == 1 && r.op.n_error == 1 && r.op.q == r.q &&
+	      !memcmp(r.op.q, qr, sizeof(qr)));
 
 	/* a failed ioctl: negative ret, no queues */
 	op.call = KFD_CALL_RESUME;
 	op.ret = -ESRCH;
-	op.n = op.n_ok = op.n_invalid = op.n_error = 0;
-	proto_op_from_session(&p, 42, &op);
-	n = proto_format_op(buf, sizeof(buf), &p);
+	op.n = op.nq = op.n_ok = op.n_invalid = op.n_error = 0;
+	n = proto_format_op(buf, sizeof(buf), &op);
 	CHECK_STR(buf, "op call=resume pid=42 ret=-3 ns=12345 "
 		  "snapshot_ns=678 requested=0 ok=0 invalid=0 error=0\n");
 	strcat(buf, "ok\n");
@@ -368,10 +365,10 @@ TEST(reply_many_sessions)
 TEST(reply_op_many_queues)
 {
 	static struct session_qres qr[PROTO_MAX_QUEUES + 10];
-	static struct proto_op p;
 	static char buf[PROTO_MAX_LINE];
-	struct session_op op = { .call = KFD_CALL_SUSPEND,
-				 .n = PROTO_MAX_QUEUES + 10, .q = qr };
+	struct session_op op = { .call = KFD_CALL_SUSPEND, .pid = 1,
+				 .n = PROTO_MAX_QUEUES + 10,
+				 .nq = PROTO_MAX_QUEUES + 10, .q = qr };
 	int i, n;
 
 	for (i = 0; i < PROTO_MAX_QUEUES + 10; i++) {
@@ -379,9 +376,7 @@ TEST(reply_op_many_queues)
 		qr[i].status = KFD_Q_INVALID;
 	}
 	op.n_invalid = op.n;
-	proto_op_from_session(&p, 1, &op);
-	CHECK(p.nq == PROTO_MAX_QUEUES && p.n == PROTO_MAX_QUEUES + 10);
-	n = proto_format_op(buf, sizeof(buf), &p);
+	n = proto_format_op(buf, sizeof(buf), &op);
 	CHECK(n > 0 && n < PROTO_MAX_LINE);	/* the worst case fits */
 	proto_format_ok(buf + n, sizeof(buf) - n);
 	CHECK(reply(buf) == 0 && r.op.nq == PROTO_MAX_QUEUES &&

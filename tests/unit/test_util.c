@@ -37,7 +37,16 @@ TEST(u32_and_pid)
 	uint32_t v = 0;
 	int pid = 0;
 
-	CHECK(parse_u32("0x10", &v) == 0 && v == 16);
+	/* decimal only, one spelling per value (CLI and protocol alike) */
+	CHECK(parse_u32("0x10", &v) == -EINVAL);
+	CHECK(parse_u32("010", &v) == -EINVAL);
+	CHECK(parse_u32("0", &v) == 0 && v == 0);
+	CHECK(parse_u32("+1", &v) == -EINVAL);
+	CHECK(parse_u32(" 1", &v) == -EINVAL);
+	CHECK(parse_u32("", &v) == -EINVAL);
+	CHECK(parse_pid("010", &pid) == -EINVAL);
+	CHECK(parse_pid("0x10", &pid) == -EINVAL);
+	CHECK(parse_pid("10", &pid) == 0 && pid == 10);
 	CHECK(parse_u32("4294967295", &v) == 0 && v == 4294967295U);
 	CHECK(parse_u32("4294967296", &v) == -EINVAL);
 	CHECK(parse_u32("-1", &v) == -EINVAL);

@@ -2,7 +2,6 @@
 /* The KFD ioctl layer: typed DBG_TRAP wrappers and errno explanations. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +11,6 @@
 #include "exitcodes.h"
 #include "kfd.h"
 #include "util.h"
-
-void gp_err_set(struct gp_err *e, int exit, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!e)
-		return;
-	e->exit = exit;
-	e->err = err;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-}
 
 const char *kfd_call_name(enum kfd_call call)
 {
@@ -461,14 +447,7 @@ const char *kfd_runtime_state_name(uint32_t state)
 	return "UNKNOWN";
 }
 
-const char *kfd_queue_type_name(uint32_t type)
-{
-	switch (type) {
-	case KFD_IOC_QUEUE_TYPE_COMPUTE: return "compute";
-	case KFD_IOC_QUEUE_TYPE_SDMA: return "sdma";
-	case KFD_IOC_QUEUE_TYPE_COMPUTE_AQL: return "compute_aql";
-	case KFD_IOC_QUEUE_TYPE_SDMA_XGMI: return "sdma_xgmi";
-	case KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID: return "sdma_by_eng_id";
-	}
-	return "?";
-}
+/* The id limit is the lowest status bit the kernel writes back. */
+_Static_assert(KFD_QUEUE_ID_LIMIT == (1u << KFD_DBG_QUEUE_ERROR_BIT) &&
+	       KFD_DBG_QUEUE_INVALID_BIT == KFD_DBG_QUEUE_ERROR_BIT + 1,
+	       "queue id limit out of step with kfd_ioctl.h");

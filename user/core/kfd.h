@@ -28,8 +28,17 @@
 #include <sys/types.h>
 #include <linux/kfd_ioctl.h>
 
+#include "err.h"
+
 #define KFD_DEV_PATH "/dev/kfd"
+/* One directory per KFD process (the one home of this path). */
 #define KFD_SYSFS_PROC "/sys/class/kfd/kfd/proc"
+/*
+ * Queue ids use bits 0..29: SUSPEND/RESUME write their per-queue status
+ * into bits 30 and 31 (KFD_DBG_QUEUE_ERROR_MASK, _INVALID_MASK), so an
+ * id at or above this cannot be named. The CLI and the protocol check it.
+ */
+#define KFD_QUEUE_ID_LIMIT 0x40000000u
 #define KFD_SCHED_POLICY_PATH "/sys/module/amdgpu/parameters/sched_policy"
 /* The debug-trap API arrived in KFD ioctl 1.13 (Linux 6.5). */
 #define KFD_DEBUG_MAJOR 1
@@ -69,20 +78,6 @@ enum kfd_call {
 
 /* Name of a call for messages and JSON ("suspend", "enable", ...). */
 const char *kfd_call_name(enum kfd_call call);
-
-/*
- * An error for the user: exit code (enum gp_exit), the errno (0 if
- * none) and one line saying what happened and what to do. Shared by the
- * KFD layer, the session and the daemon (which sends msg to its client).
- */
-struct gp_err {
-	int exit;
-	int err;
-	char msg[384];
-};
-
-void gp_err_set(struct gp_err *e, int exit, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /*
  * Pure: the likely cause and the remedy of errno err (positive) returned
@@ -184,7 +179,5 @@ enum kfd_qstatus kfd_queue_word_status(uint32_t word);
 const char *kfd_qstatus_name(enum kfd_qstatus st);
 /* "DISABLED", "ENABLED", "ENABLED_BUSY", "ENABLED_ERROR", "UNKNOWN" */
 const char *kfd_runtime_state_name(uint32_t state);
-/* "compute", "sdma", "compute_aql", "sdma_xgmi", "sdma_by_eng_id", "?" */
-const char *kfd_queue_type_name(uint32_t type);
 
 #endif

@@ -32,8 +32,9 @@
  *   some queues were invalid replies "op ..." then "err 10 0 ...".
  *
  * A malformed request gets "err 2 EINVAL-or-E2BIG <why>" and changes
- * nothing. Parsers and formatters here are pure (no I/O, no allocation)
- * so the L0 tests and the fuzzer cover them; proto_call() is the client.
+ * nothing. This module is pure: parsers and formatters only (no I/O, no
+ * allocation, no sockets) so the L0 tests and the fuzzer cover them. The
+ * server is user/daemon/, the client user/ctl/ctl_conn.c.
  */
 #ifndef GP_PROTO_H
 #define GP_PROTO_H
@@ -55,9 +56,11 @@
 /* Targets one daemon holds (and session lines in a status reply). */
 #define PROTO_MAX_SESSIONS 64
 /* Queue ids use bits 0..29: KFD or's its status into bits 30, 31. */
-#define PROTO_QUEUE_ID_LIMIT 0x40000000u
+#define PROTO_QUEUE_ID_LIMIT KFD_QUEUE_ID_LIMIT
 /* How long gpreempt-ctl waits for the daemon's reply. */
 #define PROTO_TIMEOUT_MS 5000
+/* Where the daemon listens unless told otherwise (both sides use it). */
+#define PROTO_DEFAULT_SOCKET "/run/gpreempt/ctl.sock"
 
 enum proto_verb {
 	PROTO_NONE = 0,
@@ -96,24 +99,16 @@ struct proto_session {
 	uint64_t left_ns;	/* until the watchdog resumes, 0 if none */
 };
 
-/* One suspend or resume result: session_op's content, flat. */
-struct proto_op {
-	enum kfd_call call;	/* KFD_CALL_SUSPEND or KFD_CALL_RESUME */
-	pid_t pid;
-	int ret;
-	uint64_t ns, snapshot_ns;
-	uint32_t n, n_ok, n_invalid, n_error;
-	uint32_t nq;		/* entries in q: min(n, PROTO_MAX_QUEUES) */
-	struct session_qres q[PROTO_MAX_QUEUES];
-};
-
 struct proto_reply {
 	int exit;		/* GP_EXIT_*: what the client exits with */
 	int err;		/* errno, or 0 */
 	char msg[sizeof(((struct gp_err *)0)->msg)];
 	bool has_daemon, has_op;
 	struct proto_daemon daemon;
-	struct proto_op op;
+	/* op.q points to q below (proto_reply_init() sets it): do not
+	 * copy a reply by value, nor session_op_free() its op */
+	struct session_op op;
+	struct session_qres q[PROTO_MAX_QUEUES];
 	uint32_t n_sessions;
 	struct proto_session sessions[PROTO_MAX_SESSIONS];
 };
@@ -140,21 +135,13 @@ int proto_format_request(char *buf, size_t len, const struct proto_req *q);
 int proto_format_daemon(char *buf, size_t len, const struct proto_daemon *d);
 int proto_format_session(char *buf, size_t len,
 			 const struct proto_session *s);
-int proto_format_op(char *buf, size_t len, const struct proto_op *op);
+/* op->q's first min(op->nq, PROTO_MAX_QUEUES) entries are listed. */
+int proto_format_op(char *buf, size_t len, const struct session_op *op);
 int proto_format_ok(char *buf, size_t len);
 /* "err EXIT ERRNO MSG": e->exit must not be 0 (then 1 is sent). */
 int proto_format_err(char *buf, size_t len, const struct gp_err *e);
 
-/* session_op -> proto_op (queue results beyond PROTO_MAX_QUEUES cut). */
-void proto_op_from_session(struct proto_op *p, pid_t pid,
-			   const struct session_op *op);
-/*
- * proto_op -> session_op for printing with ctl_print_op(): op->q points
- * into p, so never session_op_free() it.
- */
-void proto_op_to_session(struct proto_op *p, struct session_op *op);
-
-/* Start a reply: zero r (exit 0). */
+/* Start a reply: zero r (exit 0), point r->op.q at r->q. */
 void proto_reply_init(struct proto_reply *r);
 /*
  * Parse one reply line into r. 1 if it was the final line (ok/err), 0 if
@@ -165,19 +152,5 @@ int proto_parse_reply_line(const char *line, size_t len,
 /* A whole reply: 0, or -1 (malformed, incomplete or trailing bytes). */
 int proto_parse_reply(const char *buf, size_t len, struct proto_reply *r,
 		      struct gp_err *e);
-
-/*
- * Client side. proto_connect(): a connected SOCK_STREAM socket to path,
- * or -1 with e (GP_EXIT_DAEMON; EACCES: GP_EXIT_PRIV). proto_roundtrip():
- * send one request line, read the whole reply into r within timeout_ms.
- * 0 when a well-formed reply arrived (r->exit says how the request
- * went), -1 with e otherwise.
- */
-int proto_connect(const char *path, struct gp_err *e);
-int proto_roundtrip(int fd, const char *line, size_t len,
-		    struct proto_reply *r, int timeout_ms, struct gp_err *e);
-/* connect + format q + roundtrip + close. */
-int proto_call(const char *path, const struct proto_req *q,
-	       struct proto_reply *r, int timeout_ms, struct gp_err *e);
 
 #endif

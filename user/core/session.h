@@ -88,8 +88,7 @@ int session_event_fd(const struct session *s);
 bool session_alive(const struct session *s);
 /* The target's runtime state (DEBUG_RUNTIME_STATE_*), as last seen. */
 uint32_t session_runtime_state(const struct session *s);
-/* Monotonic ns of the attach; number of queues this session holds. */
-uint64_t session_attached_ns(const struct session *s);
+/* Number of queues this session holds suspended. */
 uint32_t session_suspended_count(const struct session *s);
 
 /*
@@ -114,14 +113,24 @@ struct session_qres {
 	enum kfd_qstatus status;
 };
 
+/*
+ * The result of one suspend or resume: made by session_suspend/_resume,
+ * carried over the daemon's socket (proto.h formats and parses it) and
+ * printed by the CLI, one type all the way.
+ */
 struct session_op {
 	enum kfd_call call;	/* KFD_CALL_SUSPEND or KFD_CALL_RESUME */
+	pid_t pid;		/* the target */
 	int ret;		/* queues acted on (>= 0), or -errno */
 	uint64_t ns;		/* duration of the ioctl */
 	uint64_t snapshot_ns;	/* duration of the snapshot before, or 0 */
-	uint32_t n;		/* entries in q */
+	uint32_t n;		/* queues requested */
 	uint32_t n_ok, n_invalid, n_error;
-	struct session_qres *q;	/* malloc'd; session_op_free() */
+	uint32_t nq;		/* entries in q: n, or fewer in a daemon's
+				 * reply (cut at PROTO_MAX_QUEUES) */
+	struct session_qres *q;	/* from session_*: malloc'd, free with
+				 * session_op_free(); from a reply: points
+				 * into the proto_reply, never freed */
 };
 
 void session_op_free(struct session_op *op);

@@ -1,11 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "util.h"
+
+int parse_dec(const char *t, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!t || !n || n > 20 || (n > 1 && t[0] == '0'))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (t[i] < '0' || t[i] > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (t[i] - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (t[i] - '0');
+	}
+	if (v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
 
 int parse_duration_ns(const char *s, uint64_t *ns)
 {
@@ -17,18 +37,21 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 		{ "s", NSEC_PER_SEC }, { "m", 60 * NSEC_PER_SEC },
 		{ "h", 3600 * NSEC_PER_SEC }, { "", NSEC_PER_SEC },
 	};
-	unsigned long long v;
-	char *end;
-	size_t i;
+	uint64_t v;
+	size_t i, n;
 
-	if (!s || *s < '0' || *s > '9')
+	if (!s)
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	n = strspn(s, "0123456789");
+	/* leading zeros are harmless in a duration ("0500ms") */
+	while (n > 1 && s[0] == '0') {
+		s++;
+		n--;
+	}
+	if (parse_dec(s, n, UINT64_MAX, &v))
 		return -EINVAL;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].suffix))
+		if (strcmp(s + n, units[i].suffix))
 			continue;
 		if (v > UINT64_MAX / units[i].mult)
 			return -EINVAL;
@@ -40,27 +63,34 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 
 int parse_u32(const char *s, uint32_t *out)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	if (!s || parse_dec(s, strlen(s), UINT32_MAX, &v))
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > UINT32_MAX)
-		return -EINVAL;
-	*out = v;
+	*out = (uint32_t)v;
 	return 0;
 }
 
 int parse_pid(const char *s, int *pid)
 {
-	uint32_t v;
+	uint64_t v;
 
-	if (parse_u32(s, &v) || v == 0 || v > INT_MAX)
+	if (!s || parse_dec(s, strlen(s), INT_MAX, &v) || v == 0)
 		return -EINVAL;
-	*pid = v;
+	*pid = (int)v;
 	return 0;
+}
+
+void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= NSEC_PER_SEC)
+		snprintf(buf, len, "%llu.%03llu s",
+			 (unsigned long long)(ns / NSEC_PER_SEC),
+			 (unsigned long long)(ns / NSEC_PER_MSEC % 1000));
+	else
+		snprintf(buf, len, "%llu.%03llu ms",
+			 (unsigned long long)(ns / NSEC_PER_MSEC),
+			 (unsigned long long)(ns / NSEC_PER_USEC % 1000));
 }
 
 static uint64_t clock_ns(clockid_t id)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small parsers and clocks shared by both tools. */
+/* Small parsers, formatters and clocks shared by every tool. */
 #ifndef GP_UTIL_H
 #define GP_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define NSEC_PER_USEC 1000ULL
@@ -12,13 +13,24 @@
 
 /*
  * "250ms", "10s", "2m", "1h", "500us", "100ns"; a bare number is seconds,
- * as in libbpf-tools' -d. Returns 0 and sets *ns, or -EINVAL.
+ * as in libbpf-tools' -d. The number is decimal. Returns 0 and sets *ns,
+ * or -EINVAL (also when the value overflows 64-bit nanoseconds).
  */
 int parse_duration_ns(const char *s, uint64_t *ns);
-/* Decimal or 0x-hex u32, whole string, no sign. 0 or -EINVAL. */
+/*
+ * The one number rule for ids, pids and counts, on the command line and
+ * on the daemon's socket alike: plain decimal, digits only, no sign, no
+ * leading zero (but "0"), no 0x, <= max. One spelling per value, so
+ * "--pid 010" is refused rather than read as 8 or 10.
+ * parse_dec() takes t[0..n); the others a whole NUL-terminated string.
+ * 0 and *out set, or -EINVAL (*out unchanged).
+ */
+int parse_dec(const char *t, size_t n, uint64_t max, uint64_t *out);
 int parse_u32(const char *s, uint32_t *out);
 /* A pid: 1..INT32_MAX. 0 or -EINVAL. */
 int parse_pid(const char *s, int *pid);
+/* "12.345 ms" below one second, "1.500 s" from one second on. */
+void fmt_ns(char *buf, size_t len, uint64_t ns);
 /* CLOCK_BOOTTIME in ns: the clock of bpf_ktime_get_boot_ns() and of
  * KFD's SMI events, so user and kernel timestamps line up. */
 uint64_t boottime_ns(void);

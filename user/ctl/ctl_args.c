@@ -39,7 +39,7 @@ static const struct argp_option opt_usage = {
 	"usage", OPT_USAGE, NULL, OPTION_HIDDEN, "Short usage", 0 };
 static const struct argp_option opt_socket = {
 	"socket", 's', "PATH", 0,
-	"Daemon socket (default " CTL_DEFAULT_SOCKET ")", 0 };
+	"Daemon socket (default " PROTO_DEFAULT_SOCKET ")", 0 };
 static const struct argp_option opt_no_daemon = {
 	"no-daemon", OPT_NO_DAEMON, NULL, 0,
 	"Act directly even if a daemon is running", 0 };
@@ -185,16 +185,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'p':
 		if (parse_pid(arg, &a->pid)) {
-			argp_error(state, "invalid pid '%s' (want 1..%d)",
+			argp_error(state, "invalid pid '%s' (want decimal "
+				   "1..%d)",
 				   arg, INT32_MAX);
 			return EINVAL;
 		}
 		break;
 	case 'q':
-		/* bits 30 and 31 carry KFD's per-queue status */
-		if (parse_u32(arg, &v) || v >= 0x40000000) {
+		if (parse_u32(arg, &v) || v >= KFD_QUEUE_ID_LIMIT) {
 			argp_error(state, "invalid queue id '%s' (want a "
-				   "number below 0x40000000)", arg);
+				   "decimal number below %u)", arg,
+				   KFD_QUEUE_ID_LIMIT);
 			return EINVAL;
 		}
 		if (a->n_queues == CTL_MAX_QUEUES) {
@@ -207,7 +208,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'g':
 		if (parse_u32(arg, &a->grace_period)) {
 			argp_error(state, "invalid grace period '%s' (want a "
-				   "number of 1K-cycle units)", arg);
+				   "decimal number of 1K-cycle units)", arg);
 			return EINVAL;
 		}
 		a->grace_set = true;

@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define CTL_MAX_QUEUES 256
-/* Where the daemon listens unless --socket says otherwise. */
-#define CTL_DEFAULT_SOCKET "/run/gpreempt/ctl.sock"
+#include "proto.h"
+
+/* --queue options: as many as one daemon request carries. */
+#define CTL_MAX_QUEUES PROTO_MAX_QUEUES
 
 enum ctl_cmd {
 	CTL_NONE = 0,
@@ -38,7 +39,7 @@ struct ctl_args {
 	uint64_t for_ns;	/* 0: hold until interrupted */
 	uint64_t wait_runtime_ns; /* wait this long for the target's
 				   * runtime to enable debug support */
-	const char *socket;	/* NULL: CTL_DEFAULT_SOCKET */
+	const char *socket;	/* NULL: PROTO_DEFAULT_SOCKET */
 	bool no_daemon;		/* never talk to the daemon */
 	/* `daemon` only: its own argv (argv[0] = "daemon"), parsed by
 	 * the daemon's code. */

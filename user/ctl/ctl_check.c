@@ -9,17 +9,16 @@
 #include <unistd.h>
 #include <linux/kfd_sysfs.h>
 
+#include "caps.h"
 #include "ctl_cmd.h"
 #include "exitcodes.h"
 #include "json.h"
 
-#define CAP_SYS_PTRACE_BIT 19
-#define CAP_SYS_ADMIN_BIT 21
 #define YAMA_PATH "/proc/sys/kernel/yama/ptrace_scope"
 #define TOPOLOGY_NODES "/sys/class/kfd/kfd/topology/nodes"
 
 struct check_ctx {
-	const struct ctl_args *a;
+	struct ctl_out o;
 	int exit;		/* first blocking problem's exit code */
 	const char *reason;
 };
@@ -37,7 +36,7 @@ static void item(struct check_ctx *c, const char *name, const char *value,
 		c->exit = exit;
 		c->reason = name;
 	}
-	if (c->a->json) {
+	if (c->o.json) {
 		json_begin(&j, stdout);
 		json_str(&j, "type", "check");
 		json_str(&j, "item", name);
@@ -148,7 +147,7 @@ static void check_gpus(struct check_ctx *c)
 
 int ctl_cmd_check(const struct ctl_args *a)
 {
-	struct check_ctx c = { .a = a };
+	struct check_ctx c = { .o = ctl_out_of(a) };
 	char val[96], det[320];
 	struct kfd k = { .fd = -1 };
 	const char *cause, *remedy;
@@ -210,8 +209,8 @@ int ctl_cmd_check(const struct ctl_args *a)
 	}
 
 	/* ptrace */
-	ptrace_cap = ctl_has_cap(CAP_SYS_PTRACE_BIT);
-	admin = ctl_has_cap(CAP_SYS_ADMIN_BIT);
+	ptrace_cap = caps_have(CAP_SYS_PTRACE);
+	admin = caps_have(CAP_SYS_ADMIN);
 	snprintf(val, sizeof(val), "euid %d, CAP_SYS_PTRACE %s, "
 		 "CAP_SYS_ADMIN %s", (int)geteuid(), ptrace_cap ? "yes" : "no",
 		 admin ? "yes" : "no");
@@ -233,7 +232,7 @@ int ctl_cmd_check(const struct ctl_args *a)
 	}
 	check_gpus(&c);
 
-	if (a->json) {
+	if (c.o.json) {
 		json_begin(&j, stdout);
 		json_str(&j, "type", "verdict");
 		json_bool(&j, "ok", !c.exit);

@@ -2,7 +2,7 @@
 /*
  * gpreempt-ctl's side of the daemon: whether to talk to it, the request,
  * and printing its reply like the direct commands print theirs. The wire
- * format and the client calls are proto.c's, the server daemon.c's.
+ * format is proto.c's, the connection ctl_conn.c's, the server daemon/.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,23 +10,24 @@
 #include <sys/stat.h>
 
 #include "ctl_cmd.h"
+#include "ctl_conn.h"
 #include "daemon.h"
 #include "exitcodes.h"
 #include "json.h"
 #include "proto.h"
+#include "util.h"
 
 static const char *socket_path(const struct ctl_args *a)
 {
-	return a->socket ? a->socket : CTL_DEFAULT_SOCKET;
+	return a->socket ? a->socket : PROTO_DEFAULT_SOCKET;
 }
 
-static void print_daemon(const struct ctl_args *a, const struct proto_reply *r)
+static void print_daemon(const struct ctl_out *o, const struct proto_daemon *d)
 {
-	const struct proto_daemon *d = &r->daemon;
 	char t[32];
 	struct json j;
 
-	if (a->json) {
+	if (o->json) {
 		json_begin(&j, stdout);
 		json_str(&j, "type", "daemon");
 		json_s64(&j, "pid", d->pid);
@@ -42,18 +43,18 @@ static void print_daemon(const struct ctl_args *a, const struct proto_reply *r)
 		json_end(&j);
 		return;
 	}
-	ctl_fmt_ns(t, sizeof(t), d->max_hold_ns);
+	fmt_ns(t, sizeof(t), d->max_hold_ns);
 	printf("daemon pid %d: %u session%s, max hold %s\n", d->pid,
 	       d->sessions, d->sessions == 1 ? "" : "s", t);
 }
 
-static void print_session(const struct ctl_args *a,
+static void print_session(const struct ctl_out *o,
 			  const struct proto_session *s)
 {
 	char t1[32], t2[32];
 	struct json j;
 
-	if (a->json) {
+	if (o->json) {
 		json_begin(&j, stdout);
 		json_str(&j, "type", "session");
 		json_s64(&j, "pid", s->pid);
@@ -66,8 +67,8 @@ static void print_session(const struct ctl_args *a,
 		json_end(&j);
 		return;
 	}
-	ctl_fmt_ns(t1, sizeof(t1), s->held_ns);
-	ctl_fmt_ns(t2, sizeof(t2), s->left_ns);
+	fmt_ns(t1, sizeof(t1), s->held_ns);
+	fmt_ns(t2, sizeof(t2), s->left_ns);
 	if (s->held)
 		printf("  pid %-8d runtime %-8s %u queue%s, %u held for %s "
 		       "(watchdog in %s)\n", s->pid,
@@ -104,13 +105,50 @@ static int build_request(const struct ctl_args *a, struct proto_req *q)
 	return 0;
 }
 
-static int via_daemon(const struct ctl_args *a, const char *path)
+/* After a suspend the daemon accepted: how long it holds the target. */
+static void print_hold(const struct ctl_out *o, pid_t pid, uint64_t for_ns)
 {
-	struct proto_reply *r;
-	struct session_op op;
-	struct proto_req q;
+	char t[32];
+
+	if (o->json)
+		return;
+	fmt_ns(t, sizeof(t), for_ns);
+	if (for_ns)
+		printf("the daemon holds pid %d for %s\n", pid, t);
+	else
+		printf("the daemon holds pid %d until 'gpreempt-ctl resume "
+		       "--pid %d' or its --max-hold\n", pid, pid);
+}
+
+/* Print a reply like the direct commands print their results. */
+static int print_reply(const struct ctl_out *o, const struct proto_reply *r,
+		       bool suspend, pid_t pid, uint64_t for_ns)
+{
 	struct gp_err e = {};
 	uint32_t i;
+
+	if (r->has_daemon)
+		print_daemon(o, &r->daemon);
+	for (i = 0; i < r->n_sessions; i++)
+		print_session(o, &r->sessions[i]);
+	if (r->has_op)
+		ctl_print_op(o, &r->op);
+	if (r->exit) {
+		gp_err_set(&e, r->exit, r->err, "daemon: %s", r->msg);
+		ctl_report(o, &e);
+	} else if (suspend) {
+		print_hold(o, pid, for_ns);
+	}
+	fflush(stdout);
+	return r->exit;
+}
+
+static int via_daemon(const struct ctl_args *a, const char *path)
+{
+	struct ctl_out o = ctl_out_of(a);
+	struct proto_reply *r;
+	struct proto_req q;
+	struct gp_err e = {};
 	int ret;
 
 	if (build_request(a, &q))
@@ -120,37 +158,13 @@ static int via_daemon(const struct ctl_args *a, const char *path)
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		gp_err_set(&e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
-		return ctl_report(a, &e);
+		return ctl_report(&o, &e);
 	}
-	if (proto_call(path, &q, r, PROTO_TIMEOUT_MS, &e)) {
-		ret = ctl_report(a, &e);
-		goto out;
-	}
-	if (r->has_daemon)
-		print_daemon(a, r);
-	for (i = 0; i < r->n_sessions; i++)
-		print_session(a, &r->sessions[i]);
-	if (r->has_op) {
-		proto_op_to_session(&r->op, &op);
-		ctl_print_op(a, r->op.pid, &op);
-	}
-	ret = r->exit;
-	if (ret) {
-		gp_err_set(&e, r->exit, r->err, "daemon: %s", r->msg);
-		ctl_report(a, &e);
-	} else if (!a->json && a->cmd == CTL_SUSPEND) {
-		char t[32];
-
-		ctl_fmt_ns(t, sizeof(t), a->for_ns);
-		if (a->for_ns)
-			printf("the daemon holds pid %d for %s\n", a->pid, t);
-		else
-			printf("the daemon holds pid %d until 'gpreempt-ctl "
-			       "resume --pid %d' or its --max-hold\n", a->pid,
-			       a->pid);
-	}
-	fflush(stdout);
-out:
+	if (ctl_call(path, &q, r, PROTO_TIMEOUT_MS, &e))
+		ret = ctl_report(&o, &e);
+	else
+		ret = print_reply(&o, r, a->cmd == CTL_SUSPEND, a->pid,
+				  a->for_ns);
 	free(r);
 	return ret;
 }
@@ -170,7 +184,7 @@ int ctl_via_daemon(const struct ctl_args *a, int *exit)
 			   "no daemon socket at %s: start 'gpreempt-ctl "
 			   "daemon --socket %s', or drop --socket to act "
 			   "directly", path, path);
-		*exit = ctl_report(a, &e);
+		*exit = ctl_report(&(struct ctl_out){ .json = a->json }, &e);
 		return 1;
 	}
 	*exit = via_daemon(a, path);
@@ -179,6 +193,17 @@ int ctl_via_daemon(const struct ctl_args *a, int *exit)
 
 int ctl_cmd_daemon(const struct ctl_args *a)
 {
-	/* The daemon parses its own options (daemon.c). */
-	return daemon_cmd(a->sub_argc, a->sub_argv);
+	struct daemon_opts o;
+	int r;
+
+	/* The daemon parses its own options (daemon_args.c). */
+	r = daemon_parse(a->sub_argc, a->sub_argv, &o, stdout, stderr);
+	if (r)
+		return r;
+	if (o.help)
+		return GP_EXIT_OK;
+	if (o.send)
+		return ctl_send_raw(o.socket ? o.socket : PROTO_DEFAULT_SOCKET,
+				    o.send);
+	return daemon_main(&o);
 }

@@ -3,6 +3,9 @@
  * gpreempt-ctl's sub-commands. Each returns an exit code (exitcodes.h)
  * and prints text, or NDJSON with -j (errors go to stderr in both modes
  * and, with -j, also as {"type":"error",...} on stdout).
+ *
+ * Printers take a result and an output mode (struct ctl_out), never the
+ * argument struct: only the commands read their arguments.
  */
 #ifndef GP_CTL_CMD_H
 #define GP_CTL_CMD_H
@@ -16,14 +19,30 @@ int ctl_cmd_suspend(const struct ctl_args *a);
 int ctl_cmd_resume(const struct ctl_args *a);
 int ctl_cmd_status(const struct ctl_args *a);
 int ctl_cmd_check(const struct ctl_args *a);
-/* `daemon`: hands a->sub_argv to the daemon's own parser and loop. */
+/* `daemon`: the daemon's own parser, then its loop or --send. */
 int ctl_cmd_daemon(const struct ctl_args *a);
 
+/* How results are printed. */
+struct ctl_out {
+	bool json;		/* NDJSON on stdout instead of text */
+	bool verbose;		/* more detail (the queue snapshot) */
+};
+
+static inline struct ctl_out ctl_out_of(const struct ctl_args *a)
+{
+	return (struct ctl_out){ .json = a->json, .verbose = a->verbose };
+}
+
 /* Print e ("gpreempt-ctl: <msg>" on stderr, plus JSON); returns e->exit. */
-int ctl_report(const struct ctl_args *a, const struct gp_err *e);
+int ctl_report(const struct ctl_out *o, const struct gp_err *e);
 /* Print one suspend/resume result (text table or one JSON object). */
-void ctl_print_op(const struct ctl_args *a, pid_t pid,
-		  const struct session_op *op);
+void ctl_print_op(const struct ctl_out *o, const struct session_op *op);
+/*
+ * One step of a command as one line: text, or with -j
+ * {"type":TYPE,"pid":PID[,KEY:VAL]}.
+ */
+void ctl_print_step(const struct ctl_out *o, const char *type, pid_t pid,
+		    const char *key, const char *val, const char *text);
 
 /*
  * list: copy the live state (gpreempt-trace's pinned map rows) onto the
@@ -34,18 +53,14 @@ struct gp_queue_row;
 int ctl_queues_overlay(struct gp_queue_row *rows, size_t n,
 		       const struct gp_queue_row *live, size_t m);
 
-/* "12.345 ms", or "1.500 s" from one second on. */
-void ctl_fmt_ns(char *buf, size_t len, uint64_t ns);
-
-/* Is capability cap (CAP_*) in this process's effective set? */
-bool ctl_has_cap(int cap);
 /*
  * The steps every acting command takes before touching a target, in the
  * documented order: pid sanity (8), privilege (3), /dev/kfd (4), KFD
  * version and sched_policy (7). Opens k on success. 0 or an exit code
- * (already reported).
+ * (already reported). cmd names the command in the messages.
  */
-int ctl_prepare(const struct ctl_args *a, struct kfd *k);
+int ctl_prepare(const struct ctl_out *o, const char *cmd, pid_t pid,
+		struct kfd *k);
 
 /*
  * Daemon hook. When a daemon socket exists (a->socket, or the default

@@ -16,6 +16,7 @@
 #include "exitcodes.h"
 #include "json.h"
 #include "output.h"
+#include "procfs.h"
 #include "queues.h"
 
 struct kproc {
@@ -25,41 +26,6 @@ struct kproc {
 	char comm[32];
 	char tracer_comm[32];
 };
-
-static void read_comm(int pid, char *buf, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	buf[0] = 0;
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, len, f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-	if (!buf[0])
-		snprintf(buf, len, "?");
-}
-
-static int read_tracer(int pid)
-{
-	char path[64], line[256];
-	int tracer = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-			break;
-	fclose(f);
-	return tracer;
-}
 
 static int cmp_kproc(const void *a, const void *b)
 {
@@ -94,11 +60,11 @@ static int kfd_procs(int want, struct kproc **out)
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].pid = pid;
-		read_comm(pid, v[n].comm, sizeof(v[n].comm));
-		v[n].tracer = read_tracer(pid);
+		procfs_comm(pid, v[n].comm, sizeof(v[n].comm));
+		v[n].tracer = procfs_tracer(pid);
 		if (v[n].tracer)
-			read_comm(v[n].tracer, v[n].tracer_comm,
-				  sizeof(v[n].tracer_comm));
+			procfs_comm(v[n].tracer, v[n].tracer_comm,
+				    sizeof(v[n].tracer_comm));
 		n++;
 	}
 	closedir(d);
@@ -145,13 +111,13 @@ static bool overlay_pinned(struct gp_queue_row *rows, int n)
 	return true;
 }
 
-static void print_procs(const struct ctl_args *a, const struct kproc *p,
-			int n, bool status)
+static void print_procs(const struct ctl_out *o, const struct kproc *p,
+			int n, bool status, bool one)
 {
 	struct json j;
 	int i;
 
-	if (!a->json && n && !status)
+	if (!o->json && n && !status)
 		printf("%-8s %-16s %6s  %s\n", "PID", "COMM", "QUEUES",
 		       "TRACER");
 	for (i = 0; i < n; i++) {
@@ -160,7 +126,7 @@ static void print_procs(const struct ctl_args *a, const struct kproc *p,
 		/* a holder opens /dev/kfd, so KFD lists it too */
 		bool holder = !strcmp(p[i].comm, "gpreempt-ctl");
 
-		if (a->json) {
+		if (o->json) {
 			json_begin(&j, stdout);
 			json_str(&j, "type", status ? "status" : "process");
 			json_s64(&j, "pid", p[i].pid);
@@ -196,25 +162,26 @@ static void print_procs(const struct ctl_args *a, const struct kproc *p,
 			       p[i].queues, tr);
 		}
 	}
-	if (!a->json && !n && !a->pid)
+	if (!o->json && !n && !one)
 		printf("no process uses KFD\n");
 	fflush(stdout);
 }
 
-static int list_or_status(const struct ctl_args *a, bool status)
+static int list_or_status(const struct ctl_out *out, pid_t want,
+			  bool status)
 {
-	struct gp_out_opts o = { .json = a->json };
+	struct gp_out_opts o = { .json = out->json };
 	struct gp_scan_opts so = {};
 	struct gp_queue_row *rows = NULL;
 	struct kproc *procs = NULL;
 	struct gp_err e = {};
-	int want = a->pid, n, nq, i, k;
+	int n, nq, i, k;
 
 	n = kfd_procs(want, &procs);
 	if (n < 0) {
 		gp_err_set(&e, GP_EXIT_FAILURE, -n, "cannot read %s: %s",
 			   KFD_SYSFS_PROC, strerror(-n));
-		return ctl_report(a, &e);
+		return ctl_report(out, &e);
 	}
 	if (want) {
 		so.pids = &want;
@@ -227,10 +194,10 @@ static int list_or_status(const struct ctl_args *a, bool status)
 		for (k = 0; k < n; k++)
 			if (procs[k].pid == (int)rows[i].k.pid)
 				procs[k].queues++;
-	print_procs(a, procs, n, status);
+	print_procs(out, procs, n, status, want != 0);
 	if (!status && nq) {
 		overlay_pinned(rows, nq);
-		if (!a->json)
+		if (!out->json)
 			printf("\n");
 		gp_queue_rows_print(stdout, rows, nq, &o);
 	}
@@ -239,21 +206,24 @@ static int list_or_status(const struct ctl_args *a, bool status)
 	if (want && !n) {
 		gp_err_set(&e, GP_EXIT_TARGET, 0, "pid %d has no KFD process "
 			   "(no %s/%d)", want, KFD_SYSFS_PROC, want);
-		return ctl_report(a, &e);
+		return ctl_report(out, &e);
 	}
 	return GP_EXIT_OK;
 }
 
 int ctl_cmd_list(const struct ctl_args *a)
 {
-	return list_or_status(a, false);
+	struct ctl_out o = ctl_out_of(a);
+
+	return list_or_status(&o, a->pid, false);
 }
 
 int ctl_cmd_status(const struct ctl_args *a)
 {
+	struct ctl_out o = ctl_out_of(a);
 	int ret;
 
 	if (ctl_via_daemon(a, &ret))
 		return ret;
-	return list_or_status(a, true);
+	return list_or_status(&o, a->pid, true);
 }

@@ -5,13 +5,14 @@
 
 #include "ctl_cmd.h"
 #include "json.h"
+#include "util.h"
 
-int ctl_report(const struct ctl_args *a, const struct gp_err *e)
+int ctl_report(const struct ctl_out *o, const struct gp_err *e)
 {
 	struct json j;
 
 	fprintf(stderr, "gpreempt-ctl: %s\n", e->msg);
-	if (a->json) {
+	if (o->json) {
 		json_begin(&j, stdout);
 		json_str(&j, "type", "error");
 		json_s64(&j, "exit", e->exit);
@@ -24,18 +25,6 @@ int ctl_report(const struct ctl_args *a, const struct gp_err *e)
 		json_end(&j);
 	}
 	return e->exit;
-}
-
-void ctl_fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns >= 1000000000ULL)
-		snprintf(buf, len, "%llu.%03llu s",
-			 (unsigned long long)(ns / 1000000000),
-			 (unsigned long long)(ns / 1000000 % 1000));
-	else
-		snprintf(buf, len, "%llu.%03llu ms",
-			 (unsigned long long)(ns / 1000000),
-			 (unsigned long long)(ns / 1000 % 1000));
 }
 
 static const char *qstatus_why(enum kfd_qstatus st)
@@ -51,17 +40,16 @@ static const char *qstatus_why(enum kfd_qstatus st)
 	return "";
 }
 
-void ctl_print_op(const struct ctl_args *a, pid_t pid,
-		  const struct session_op *op)
+void ctl_print_op(const struct ctl_out *o, const struct session_op *op)
 {
 	char t1[32], t2[32];
 	struct json j;
 	uint32_t i;
 
-	if (a->json) {
+	if (o->json) {
 		json_begin(&j, stdout);
 		json_str(&j, "type", kfd_call_name(op->call));
-		json_s64(&j, "pid", pid);
+		json_s64(&j, "pid", op->pid);
 		json_s64(&j, "ret", op->ret);
 		json_u64(&j, "ioctl_ns", op->ns);
 		json_u64(&j, "snapshot_ns", op->snapshot_ns);
@@ -70,7 +58,7 @@ void ctl_print_op(const struct ctl_args *a, pid_t pid,
 		json_u64(&j, "invalid", op->n_invalid);
 		json_u64(&j, "error", op->n_error);
 		json_arr_open(&j, "queues");
-		for (i = 0; i < op->n; i++) {
+		for (i = 0; i < op->nq; i++) {
 			json_obj_open(&j, NULL);
 			json_u64(&j, "id", op->q[i].id);
 			json_str(&j, "status",
@@ -81,18 +69,36 @@ void ctl_print_op(const struct ctl_args *a, pid_t pid,
 		json_end(&j);
 		return;
 	}
-	ctl_fmt_ns(t1, sizeof(t1), op->ns);
-	ctl_fmt_ns(t2, sizeof(t2), op->snapshot_ns);
+	fmt_ns(t1, sizeof(t1), op->ns);
+	fmt_ns(t2, sizeof(t2), op->snapshot_ns);
 	if (op->ret < 0)
 		return;	/* the error message says it all */
 	printf("%s pid %d: %u queue%s: %u ok, %u invalid, %u error "
-	       "(ioctl %s, snapshot %s)\n", kfd_call_name(op->call), pid,
+	       "(ioctl %s, snapshot %s)\n", kfd_call_name(op->call), op->pid,
 	       op->n, op->n == 1 ? "" : "s", op->n_ok, op->n_invalid,
 	       op->n_error, t1, t2);
-	for (i = 0; i < op->n; i++)
+	for (i = 0; i < op->nq; i++)
 		printf("  queue %-6u %s%s\n", op->q[i].id,
 		       kfd_qstatus_name(op->q[i].status),
 		       qstatus_why(op->q[i].status));
 	fflush(stdout);
 }
 
+
+void ctl_print_step(const struct ctl_out *o, const char *type, pid_t pid,
+		    const char *key, const char *val, const char *text)
+{
+	struct json j;
+
+	if (o->json) {
+		json_begin(&j, stdout);
+		json_str(&j, "type", type);
+		json_s64(&j, "pid", pid);
+		if (key)
+			json_str(&j, key, val);
+		json_end(&j);
+		return;
+	}
+	printf("%s\n", text);
+	fflush(stdout);
+}

@@ -13,62 +13,42 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "ctl_cmd.h"
 #include "exitcodes.h"
 #include "json.h"
+#include "names.h"
 #include "util.h"
 
-#define CAP_SYS_PTRACE_BIT 19
-
-bool ctl_has_cap(int cap)
-{
-	char buf[4096], *p;
-	unsigned long long eff;
-	FILE *f = fopen("/proc/self/status", "re");
-	bool has = false;
-
-	if (!f)
-		return geteuid() == 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		if (strncmp(buf, "CapEff:", 7))
-			continue;
-		p = buf + 7;
-		eff = strtoull(p, NULL, 16);
-		has = (eff >> cap) & 1;
-		break;
-	}
-	fclose(f);
-	return has;
-}
-
-int ctl_prepare(const struct ctl_args *a, struct kfd *k)
+int ctl_prepare(const struct ctl_out *o, const char *cmd, pid_t pid,
+		struct kfd *k)
 {
 	struct gp_err e = {};
 
-	if (session_check_pid(a->pid, &e))
-		return ctl_report(a, &e);
-	if (!ctl_has_cap(CAP_SYS_PTRACE_BIT)) {
+	if (session_check_pid(pid, &e))
+		return ctl_report(o, &e);
+	if (!caps_have(CAP_SYS_PTRACE)) {
 		gp_err_set(&e, GP_EXIT_PRIV, EPERM,
 			   "%s needs root (CAP_SYS_PTRACE): gpreempt-ctl "
 			   "becomes the target's ptrace tracer; run it with "
-			   "sudo", ctl_cmd_name(a->cmd));
-		return ctl_report(a, &e);
+			   "sudo", cmd);
+		return ctl_report(o, &e);
 	}
 	if (kfd_open_debug(k, &e))
-		return ctl_report(a, &e);
+		return ctl_report(o, &e);
 	return 0;
 }
 
-static void print_attach(const struct ctl_args *a, struct session *s,
+static void print_attach(const struct ctl_out *o, struct session *s,
 			 uint64_t ns)
 {
 	const struct kfd_queue_snapshot_entry *q;
-	char t[32];
+	char t[32], tn[NAMES_NUM_LEN];
 	uint32_t n, i;
 	struct json j;
 
 	q = session_queues(s, &n);
-	if (a->json) {
+	if (o->json) {
 		json_begin(&j, stdout);
 		json_str(&j, "type", "attach");
 		json_s64(&j, "pid", session_pid(s));
@@ -79,34 +59,17 @@ static void print_attach(const struct ctl_args *a, struct session *s,
 		json_end(&j);
 		return;
 	}
-	ctl_fmt_ns(t, sizeof(t), ns);
+	fmt_ns(t, sizeof(t), ns);
 	printf("attached to pid %d: runtime %s, %u queue%s (attach %s)\n",
 	       session_pid(s), kfd_runtime_state_name(session_runtime_state(s)),
 	       n, n == 1 ? "" : "s", t);
-	for (i = 0; a->verbose && i < n; i++)
+	for (i = 0; o->verbose && i < n; i++)
 		printf("  queue %-6u gpu 0x%x %-12s ring %u bytes at 0x%llx\n",
 		       q[i].queue_id, q[i].gpu_id,
-		       kfd_queue_type_name(q[i].queue_type), q[i].ring_size,
+		       names_or_num(names_ioc_queue_type(q[i].queue_type),
+				    q[i].queue_type, tn, sizeof(tn)),
+		       q[i].ring_size,
 		       (unsigned long long)q[i].ring_base_address);
-	fflush(stdout);
-}
-
-static void print_line(const struct ctl_args *a, const char *type,
-		       pid_t pid, const char *key, const char *val,
-		       const char *text)
-{
-	struct json j;
-
-	if (a->json) {
-		json_begin(&j, stdout);
-		json_str(&j, "type", type);
-		json_s64(&j, "pid", pid);
-		if (key)
-			json_str(&j, key, val);
-		json_end(&j);
-		return;
-	}
-	printf("%s\n", text);
 	fflush(stdout);
 }
 
@@ -131,7 +94,7 @@ enum hold_end {
  * ptrace stops to pass on) and the deadline (for_ns, 0: none). With
  * until_runtime it also ends once the target's runtime is enabled.
  */
-static enum hold_end hold(const struct ctl_args *a, struct session *s,
+static enum hold_end hold(const struct ctl_out *o, struct session *s,
 			  int sfd, uint64_t for_ns, bool until_runtime,
 			  int *sig)
 {
@@ -167,7 +130,7 @@ static enum hold_end hold(const struct ctl_args *a, struct session *s,
 		/* Query even without a byte: KFD writes it from a work item,
 		 * after the event is already visible. */
 		if (session_handle_event(s, &e))
-			ctl_report(a, &e);
+			ctl_report(o, &e);
 		while (r > 0 && read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo != SIGCHLD) {
 				*sig = si.ssi_signo;
@@ -181,31 +144,53 @@ static enum hold_end hold(const struct ctl_args *a, struct session *s,
 	}
 }
 
-static void print_signal(const struct ctl_args *a, int sig)
+static void print_signal(const struct ctl_out *o, pid_t pid, int sig)
 {
 	char text[96];
 
 	snprintf(text, sizeof(text), "%s: releasing pid %d", strsignal(sig),
-		 a->pid);
-	print_line(a, "signal", a->pid, "signal",
-		   sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", text);
+		 pid);
+	ctl_print_step(o, "signal", pid, "signal",
+		       sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", text);
 }
 
-static void print_target_exit(const struct ctl_args *a)
+static void print_target_exit(const struct ctl_out *o, pid_t pid)
 {
 	char text[64];
 
-	snprintf(text, sizeof(text), "pid %d exited while held", a->pid);
-	print_line(a, "target_exit", a->pid, NULL, NULL, text);
+	snprintf(text, sizeof(text), "pid %d exited while held", pid);
+	ctl_print_step(o, "target_exit", pid, NULL, NULL, text);
 }
 
+static void print_detach(const struct ctl_out *o, pid_t pid)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "detached from pid %d", pid);
+	ctl_print_step(o, "detach", pid, NULL, NULL, text);
+}
+
+static void print_runtime(const struct ctl_out *o, struct session *s,
+			  const char *text)
+{
+	ctl_print_step(o, "runtime", session_pid(s), "runtime_state",
+		       kfd_runtime_state_name(session_runtime_state(s)), text);
+}
+
+/*
+ * Attach, optionally wait for the runtime, suspend, hold, resume: what
+ * `suspend` does without a daemon. The arguments are read here only;
+ * every printer gets the output mode and a result.
+ */
 int ctl_cmd_suspend(const struct ctl_args *a)
 {
+	struct ctl_out o = ctl_out_of(a);
 	struct session_op op = {}, rop = {};
 	struct session *s = NULL;
 	struct gp_err e = {};
 	struct kfd k = { .fd = -1 };
 	char text[160], t[32];
+	pid_t pid = a->pid;
 	sigset_t old;
 	int sfd = -1, ret, rret, sig = 0;
 	uint64_t t0;
@@ -213,7 +198,7 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 
 	if (ctl_via_daemon(a, &ret))
 		return ret;
-	ret = ctl_prepare(a, &k);
+	ret = ctl_prepare(&o, "suspend", pid, &k);
 	if (ret)
 		return ret;
 	/* A closed stdout must not kill us before the teardown. */
@@ -222,98 +207,93 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 	if (sfd < 0) {
 		gp_err_set(&e, GP_EXIT_FAILURE, -sfd, "signalfd: %s",
 			   strerror(-sfd));
-		ret = ctl_report(a, &e);
+		ret = ctl_report(&o, &e);
 		goto cleanup;
 	}
 	t0 = monotonic_ns();
-	s = session_open(&k, a->pid, &e);
+	s = session_open(&k, pid, &e);
 	if (!s) {
-		ret = ctl_report(a, &e);
+		ret = ctl_report(&o, &e);
 		goto cleanup;
 	}
-	print_attach(a, s, monotonic_ns() - t0);
+	print_attach(&o, s, monotonic_ns() - t0);
 	/* Ctrl-C during the attach: leave without suspending anything. */
-	end = hold(a, s, sfd, 1, false, &sig);
+	end = hold(&o, s, sfd, 1, false, &sig);
 	if (end == HOLD_SIGNAL) {
-		print_signal(a, sig);
+		print_signal(&o, pid, sig);
 		goto cleanup;
 	}
 	if (end == HOLD_TARGET_EXIT) {
-		print_target_exit(a);
+		print_target_exit(&o, pid);
 		ret = GP_EXIT_TARGET;
 		goto cleanup;
 	}
 
 	if (session_runtime_state(s) != DEBUG_RUNTIME_STATE_ENABLED &&
 	    a->wait_runtime_ns) {
-		ctl_fmt_ns(t, sizeof(t), a->wait_runtime_ns);
+		fmt_ns(t, sizeof(t), a->wait_runtime_ns);
 		snprintf(text, sizeof(text), "waiting up to %s for pid %d's "
-			 "runtime to enable debug support", t, a->pid);
-		print_line(a, "wait_runtime", a->pid, NULL, NULL, text);
-		end = hold(a, s, sfd, a->wait_runtime_ns, true, &sig);
+			 "runtime to enable debug support", t, pid);
+		ctl_print_step(&o, "wait_runtime", pid, NULL, NULL, text);
+		end = hold(&o, s, sfd, a->wait_runtime_ns, true, &sig);
 		if (end == HOLD_SIGNAL) {
-			print_signal(a, sig);
+			print_signal(&o, pid, sig);
 			ret = GP_EXIT_OK;
 			goto cleanup;
 		}
 		if (end == HOLD_TARGET_EXIT) {
-			print_target_exit(a);
+			print_target_exit(&o, pid);
 			ret = GP_EXIT_TARGET;
 			goto cleanup;
 		}
-		snprintf(text, sizeof(text), "pid %d runtime %s", a->pid,
+		snprintf(text, sizeof(text), "pid %d runtime %s", pid,
 			 kfd_runtime_state_name(session_runtime_state(s)));
-		print_line(a, "runtime", a->pid, "runtime_state",
-			   kfd_runtime_state_name(session_runtime_state(s)),
-			   text);
+		print_runtime(&o, s, text);
 	}
 
 	ret = session_suspend(s, a->queues, a->n_queues, a->grace_period,
 			      &op, &e);
-	ctl_print_op(a, a->pid, &op);
+	ctl_print_op(&o, &op);
 	if (ret && ret != GP_EXIT_PARTIAL) {
-		ctl_report(a, &e);
+		ctl_report(&o, &e);
 		goto cleanup;
 	}
-	if (ret == GP_EXIT_PARTIAL && !a->json)
+	if (ret == GP_EXIT_PARTIAL && !o.json)
 		fprintf(stderr, "gpreempt-ctl: %s\n", e.msg);
 
 	if (a->for_ns) {
-		ctl_fmt_ns(t, sizeof(t), a->for_ns);
+		fmt_ns(t, sizeof(t), a->for_ns);
 		snprintf(text, sizeof(text), "holding pid %d for %s "
-			 "(SIGINT/SIGTERM resumes now)", a->pid, t);
+			 "(SIGINT/SIGTERM resumes now)", pid, t);
 	} else {
 		snprintf(text, sizeof(text), "holding pid %d until SIGINT/"
-			 "SIGTERM (Ctrl-C)", a->pid);
+			 "SIGTERM (Ctrl-C)", pid);
 	}
-	print_line(a, "hold", a->pid, NULL, NULL, text);
-	end = hold(a, s, sfd, a->for_ns, false, &sig);
+	ctl_print_step(&o, "hold", pid, NULL, NULL, text);
+	end = hold(&o, s, sfd, a->for_ns, false, &sig);
 
 	if (end == HOLD_TARGET_EXIT) {
-		print_target_exit(a);
+		print_target_exit(&o, pid);
 		goto cleanup;
 	}
 	if (end == HOLD_SIGNAL)
-		print_signal(a, sig);
+		print_signal(&o, pid, sig);
 	if (session_runtime_state(s) != DEBUG_RUNTIME_STATE_ENABLED) {
 		/* The target disabled its runtime while held (ROCr shutdown):
 		 * KFD resumed its queues then; RESUME would only get EPERM. */
 		snprintf(text, sizeof(text), "pid %d disabled its runtime "
-			 "while held: KFD already resumed its queues", a->pid);
-		print_line(a, "runtime", a->pid, "runtime_state",
-			   kfd_runtime_state_name(session_runtime_state(s)),
-			   text);
+			 "while held: KFD already resumed its queues", pid);
+		print_runtime(&o, s, text);
 		goto cleanup;
 	}
 	rret = session_resume(s, a->queues, a->n_queues, &rop, &e);
-	ctl_print_op(a, a->pid, &rop);
+	ctl_print_op(&o, &rop);
 	if (rret && rret != GP_EXIT_PARTIAL)
-		ret = ctl_report(a, &e);
+		ret = ctl_report(&o, &e);
 cleanup:
 	if (s) {
 		session_close(s);
-		snprintf(text, sizeof(text), "detached from pid %d", a->pid);
-		print_line(a, "detach", a->pid, NULL, NULL, text);
+		print_detach(&o, pid);
 	}
 	session_op_free(&op);
 	session_op_free(&rop);
@@ -327,30 +307,29 @@ cleanup:
 
 int ctl_cmd_resume(const struct ctl_args *a)
 {
+	struct ctl_out o = ctl_out_of(a);
 	struct session_op op = {};
 	struct session *s;
 	struct gp_err e = {};
 	struct kfd k = { .fd = -1 };
-	char text[96];
 	int ret;
 
 	if (ctl_via_daemon(a, &ret))
 		return ret;
-	ret = ctl_prepare(a, &k);
+	ret = ctl_prepare(&o, "resume", a->pid, &k);
 	if (ret)
 		return ret;
 	s = session_open(&k, a->pid, &e);
 	if (!s) {
-		ret = ctl_report(a, &e);
+		ret = ctl_report(&o, &e);
 		goto cleanup;
 	}
 	ret = session_resume(s, a->queues, a->n_queues, &op, &e);
-	ctl_print_op(a, a->pid, &op);
+	ctl_print_op(&o, &op);
 	if (ret)
-		ctl_report(a, &e);
+		ctl_report(&o, &e);
 	session_close(s);
-	snprintf(text, sizeof(text), "detached from pid %d", a->pid);
-	print_line(a, "detach", a->pid, NULL, NULL, text);
+	print_detach(&o, a->pid);
 	session_op_free(&op);
 cleanup:
 	kfd_close(&k);

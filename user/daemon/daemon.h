@@ -16,13 +16,11 @@
  * needs it, so amdgpu may load later. On SIGINT/SIGTERM/SIGHUP it
  * resumes and detaches every target, removes its socket and exits 0.
  *
- * Wiring (ctl-core owns ctl.c / ctl_client.c):
- *	int ctl_cmd_daemon(const struct ctl_args *a)
- *	{
- *		return daemon_cmd(a->sub_argc, a->sub_argv);
- *	}
- * and, for suspend/resume/status when the socket exists, proto_call()
- * (proto.h) with a proto_req built from the arguments.
+ * Files: daemon.c (start, the loop, shutdown), daemon_args.c (options),
+ * daemon_sock.c (the listening socket), daemon_clients.c (connections),
+ * daemon_req.c (requests), daemon_targets.c (sessions, holds, watchdog),
+ * daemon_log.c (the log); daemon_int.h is what they share. The client
+ * is user/ctl/ctl_conn.c; the daemon includes nothing from user/ctl/.
  */
 #ifndef GP_DAEMON_H
 #define GP_DAEMON_H
@@ -36,11 +34,11 @@
 #define DAEMON_MAX_CLIENTS 64
 
 struct daemon_opts {
-	const char *socket;	/* NULL: CTL_DEFAULT_SOCKET */
+	const char *socket;	/* NULL: PROTO_DEFAULT_SOCKET */
 	uint64_t max_hold_ns;	/* 0: DAEMON_DEFAULT_MAX_HOLD_NS */
 	const char *group;	/* NULL: root only (0600); else 0660 */
 	const char *ready;	/* written with our pid once listening */
-	const char *send;	/* client mode: send this request line */
+	const char *send;	/* client mode (ctl_send_raw): this line */
 	bool verbose;		/* log every request */
 	bool help;		/* --help printed: exit 0 */
 };
@@ -58,14 +56,5 @@ int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
  * socket, 11 another daemon already listens on the socket.
  */
 int daemon_main(const struct daemon_opts *o);
-
-/*
- * Client mode of --send: one raw request line, the reply printed as
- * received, the reply's exit code returned (11 if unreachable).
- */
-int daemon_send(const struct daemon_opts *o);
-
-/* daemon_parse() then daemon_send() or daemon_main(): what ctl calls. */
-int daemon_cmd(int argc, char **argv);
 
 #endif

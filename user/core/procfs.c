@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc readers (procfs.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+int procfs_read(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return (int)n;
+}
+
+/* The line starting with "key:" in /proc/<pid>/status, after the colon. */
+static const char *status_line(pid_t pid, const char *key, char *buf,
+			       size_t len)
+{
+	size_t klen = strlen(key);
+	char *p;
+
+	if (procfs_read(pid, "status", buf, len) < 0)
+		return NULL;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ':')
+			return p + klen + 1;
+	return NULL;
+}
+
+long procfs_status(pid_t pid, const char *key)
+{
+	char buf[4096];
+	const char *v = status_line(pid, key, buf, sizeof(buf));
+
+	return v ? strtol(v, NULL, 10) : -1;
+}
+
+char *procfs_comm(pid_t pid, char *buf, size_t len)
+{
+	if (procfs_read(pid, "comm", buf, len) <= 0)
+		snprintf(buf, len, "?");
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+pid_t procfs_tracer(pid_t pid)
+{
+	long t = procfs_status(pid, "TracerPid");
+
+	return t > 0 ? (pid_t)t : 0;
+}
+
+int procfs_flags(pid_t pid, unsigned long *flags)
+{
+	char buf[1024], *p;
+	int i, r;
+
+	*flags = 0;
+	r = procfs_read(pid, "stat", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	/* Field 9 (flags) counts from after the ")" closing comm. */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 7; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		*flags = strtoul(p + 1, NULL, 10);
+	return 0;
+}
+
+int procfs_uids(pid_t pid, uid_t uids[4])
+{
+	char buf[4096];
+	const char *v = status_line(pid, "Uid", buf, sizeof(buf));
+	unsigned int u[4];
+
+	if (!v)
+		return -ESRCH;
+	if (sscanf(v, "%u %u %u %u", &u[0], &u[1], &u[2], &u[3]) != 4)
+		return -EIO;
+	uids[0] = u[0];
+	uids[1] = u[1];
+	uids[2] = u[2];
+	uids[3] = u[3];
+	return 0;
+}

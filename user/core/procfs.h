@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The /proc readers, one home: a process's comm, its tracer, its status
+ * fields, its flags and its uids. Every function takes a pid and reads
+ * /proc/<pid>/<file> once; none keeps state.
+ */
+#ifndef GP_PROCFS_H
+#define GP_PROCFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+/* /proc/<pid>/<name> into buf (NUL-terminated). Length or -errno. */
+int procfs_read(pid_t pid, const char *name, char *buf, size_t len);
+/* The number after "Key:" in /proc/<pid>/status, or -1. */
+long procfs_status(pid_t pid, const char *key);
+/* comm without its "\n"; "?" when unreadable. Returns buf. */
+char *procfs_comm(pid_t pid, char *buf, size_t len);
+/* TracerPid, 0 when not traced or unreadable. */
+pid_t procfs_tracer(pid_t pid);
+/* The flags field of /proc/<pid>/stat (PF_*). 0 and -errno if absent. */
+int procfs_flags(pid_t pid, unsigned long *flags);
+/* Real, effective, saved and fs uid from "Uid:". 0 or -errno. */
+int procfs_uids(pid_t pid, uid_t uids[4]);
+
+#endif

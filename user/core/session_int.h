@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What session.c (open, close, events), session_ptrace.c (stops, detach)
+ * and session_queues.c (snapshot, suspend, resume) share. Not an API:
+ * include session.h.
+ */
+#ifndef GP_SESSION_INT_H
+#define GP_SESSION_INT_H
+
+#include "session.h"
+
+struct session {
+	struct kfd *kfd;
+	pid_t pid;
+	int pipe_rd, pipe_wr;
+	bool alive;
+	bool enabled;		/* DBG_TRAP ENABLE succeeded */
+	uint32_t runtime_state;
+	struct kfd_queue_snapshot_entry *snap;
+	uint32_t n_snap, cap_snap;
+	uint32_t *held;		/* ids this session suspended */
+	uint32_t n_held, cap_held;
+};
+
+/*
+ * ESRCH from KFD (r == -ESRCH): the target's KFD process is gone (it
+ * exited, or exec'd). The ptrace link may outlive it until
+ * session_handle_wait() reaps the exit, and session_close() still
+ * detaches if it does not.
+ */
+void session_mark_gone_if(struct session *s, int r);
+/* PTRACE_INTERRUPT, wait for the stop, PTRACE_DETACH (session_ptrace.c). */
+void session_detach(struct session *s);
+
+#endif

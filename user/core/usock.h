@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Unix stream sockets by path: the address rule and a connect, shared by
+ * the daemon (is a live daemon on this path?) and its clients. No
+ * protocol here (proto.h is pure); no messages (callers word them).
+ */
+#ifndef GP_USOCK_H
+#define GP_USOCK_H
+
+#include <sys/un.h>
+
+/* Fill sa for path. 0, or -ENAMETOOLONG / -EINVAL (empty). */
+int usock_addr(const char *path, struct sockaddr_un *sa);
+/* A connected blocking SOCK_STREAM | SOCK_CLOEXEC fd, or -errno. */
+int usock_connect(const char *path);
+
+#endif

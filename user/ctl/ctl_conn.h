@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The daemon's client: connect to its socket, send one request line,
+ * read the whole reply within a deadline (proto.h parses it). Used by
+ * gpreempt-ctl's commands when a daemon runs, and by `daemon --send`.
+ */
+#ifndef GP_CTL_CONN_H
+#define GP_CTL_CONN_H
+
+#include <stddef.h>
+
+#include "proto.h"
+
+/*
+ * A connected socket to path, or -1 with e (GP_EXIT_DAEMON; EACCES and
+ * EPERM: GP_EXIT_PRIV; a path too long: GP_EXIT_USAGE).
+ */
+int ctl_connect(const char *path, struct gp_err *e);
+/*
+ * Send one request line, read the whole reply into r within timeout_ms.
+ * 0 when a well-formed reply arrived (r->exit says how the request
+ * went), -1 with e otherwise.
+ */
+int ctl_roundtrip(int fd, const char *line, size_t len,
+		  struct proto_reply *r, int timeout_ms, struct gp_err *e);
+/* connect + format q + roundtrip + close. */
+int ctl_call(const char *path, const struct proto_req *q,
+	     struct proto_reply *r, int timeout_ms, struct gp_err *e);
+/*
+ * `daemon --send REQUEST`: the raw line (unchecked: the daemon judges
+ * it), the reply printed in wire format on stdout, its message on
+ * stderr; returns the reply's exit code (11 if unreachable).
+ */
+int ctl_send_raw(const char *path, const char *request);
+
+#endif

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `gpreempt-ctl daemon`'s options and --help (daemon.h). */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon_int.h"
+#include "exitcodes.h"
+#include "util.h"
+
+enum { OPT_READY = 0x100, OPT_SEND };
+
+static const struct argp_option daemon_options[] = {
+	{ "socket", 's', "PATH", 0,
+	  "Listen here (default " PROTO_DEFAULT_SOCKET ")", 0 },
+	{ "max-hold", 'm', "DURATION", 0,
+	  "Resume any target held longer than this (default 10s)", 0 },
+	{ "group", 'g', "NAME", 0,
+	  "Also let this group use the daemon (socket 0660, group NAME; "
+	  "default: root only, 0600)", 0 },
+	{ "ready", OPT_READY, "FILE", 0,
+	  "Write the daemon's pid to FILE once it listens", 0 },
+	{ "send", OPT_SEND, "REQUEST", 0,
+	  "Client: send one raw request line to the daemon, print the "
+	  "reply, exit with its code", 0 },
+	{ "verbose", 'v', NULL, 0, "Log every request", 0 },
+	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	{ 0 },
+};
+
+static const char daemon_doc[] =
+"Hold debug sessions for many targets and serve suspend, resume, attach, "
+"detach and status on a Unix socket. Sessions are attached once and kept "
+"warm, so a suspend costs one ioctl. A watchdog resumes any target held "
+"longer than --max-hold. SIGINT/SIGTERM/SIGHUP resume and detach "
+"everything, remove the socket and exit 0. Needs root (CAP_SYS_PTRACE); "
+"starts without /dev/kfd (suspend then answers exit 4).\v"
+"Protocol (one line per request, one reply per request; see user/core/proto.h):\n"
+"  suspend pid=N [queues=ID,ID] [grace=N] [for_ns=N]\n"
+"  resume pid=N [queues=ID,ID]   attach pid=N   detach pid=N   "
+"status [pid=N]\n"
+"Replies: info lines, then 'ok' or 'err EXIT ERRNO MESSAGE'.\n"
+"\n"
+"EXAMPLES:\n"
+"    gpreempt-ctl daemon &                       # root-only socket\n"
+"    gpreempt-ctl daemon --group gpreempt        # let a group in\n"
+"    gpreempt-ctl daemon -s /tmp/gp.sock -m 2s   # private, 2 s watchdog\n"
+"    gpreempt-ctl suspend -p 4242 -f 1s          # goes to the daemon\n"
+"    gpreempt-ctl status -j                      # what it holds\n"
+"    gpreempt-ctl daemon --send 'attach pid=4242' # raw request\n"
+"    echo 'suspend pid=4242' | socat - UNIX:" PROTO_DEFAULT_SOCKET "\n";
+
+struct dparse {
+	struct daemon_opts *o;
+	FILE *out, *err;
+};
+
+static error_t daemon_opt(int key, char *arg, struct argp_state *state)
+{
+	struct dparse *p = state->input;
+	struct daemon_opts *o = p->o;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->out_stream = p->out;
+		state->err_stream = p->err;
+		break;
+	case 's':
+		if (!*arg) {
+			argp_error(state, "empty socket path");
+			return EINVAL;
+		}
+		o->socket = arg;
+		break;
+	case 'm':
+		if (parse_duration_ns(arg, &o->max_hold_ns) ||
+		    !o->max_hold_ns) {
+			argp_error(state, "invalid duration '%s' (e.g. 500ms, "
+				   "10s, 2m)", arg);
+			return EINVAL;
+		}
+		break;
+	case 'g':
+		if (!*arg) {
+			argp_error(state, "empty group name");
+			return EINVAL;
+		}
+		o->group = arg;
+		break;
+	case OPT_READY:
+		o->ready = arg;
+		break;
+	case OPT_SEND:
+		o->send = arg;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, p->out, ARGP_HELP_STD_HELP);
+		o->help = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return EINVAL;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
+		 FILE *err)
+{
+	struct argp ap = {
+		.options = daemon_options, .parser = daemon_opt,
+		.doc = daemon_doc,
+	};
+	struct dparse p = { o, out, err };
+	char name[] = DAEMON_PROG;
+	char **sub;
+	int i, r;
+
+	memset(o, 0, sizeof(*o));
+	sub = calloc(argc + 1, sizeof(*sub));
+	if (!sub)
+		return GP_EXIT_FAILURE;
+	sub[0] = name;	/* argp names the program after argv[0] */
+	for (i = 1; i < argc; i++)
+		sub[i] = argv[i];
+	r = argp_parse(&ap, argc, sub, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &p);
+	free(sub);
+	return r ? GP_EXIT_USAGE : 0;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's connections: accept with the peer's credentials, read
+ * request lines, queue and flush replies without ever blocking
+ * (daemon_int.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon_int.h"
+#include "exitcodes.h"
+
+/* A client that does not read its replies is dropped past this. */
+#define CLIENT_MAX_OUT (1024 * 1024)
+/* Supplementary groups looked at for --group (SO_PEERGROUPS). */
+#define MAX_PEER_GROUPS 256
+
+static int out_append(struct client *c, const char *s, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (c->out_len + n > CLIENT_MAX_OUT)
+		return -1;
+	if (c->out_len + n > c->out_cap) {
+		cap = c->out_cap ? c->out_cap : 4096;
+		while (cap < c->out_len + n)
+			cap *= 2;
+		p = realloc(c->out, cap);
+		if (!p)
+			return -1;
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, s, n);
+	c->out_len += n;
+	return 0;
+}
+
+/* Queue one formatted line (n from a proto_format_*: <0 never here). */
+void reply_line(struct client *c, const char *buf, int n)
+{
+	if (n < 0 || out_append(c, buf, n))
+		c->closing = true;
+}
+
+void reply_err(struct client *c, const struct gp_err *e)
+{
+	char buf[512];
+
+	reply_line(c, buf, proto_format_err(buf, sizeof(buf), e));
+}
+
+void reply_ok(struct client *c)
+{
+	char buf[8];
+
+	reply_line(c, buf, proto_format_ok(buf, sizeof(buf)));
+}
+
+void client_close(struct daemon *d, uint32_t i)
+{
+	struct client *c = d->c[i];
+
+	close(c->fd);
+	free(c->out);
+	free(c);
+	d->c[i] = d->c[--d->n_c];
+}
+
+/* Flush what can be sent now. -1 when the client is to be closed. */
+static int client_flush(struct client *c)
+{
+	ssize_t n;
+
+	while (c->out_len) {
+		n = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL |
+			 MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0)
+			return -1;
+		c->out_len -= n;
+		memmove(c->out, c->out + n, c->out_len);
+	}
+	return c->closing ? -1 : 0;
+}
+
+/*
+ * Root, our own uid, or (with --group) a member of the group. The socket
+ * mode keeps others out already; this is the check that does not depend
+ * on the file system (a chmod'ed socket, a bind-mounted directory).
+ */
+static bool peer_allowed(struct daemon *d, int fd, const struct ucred *uc)
+{
+	gid_t groups[MAX_PEER_GROUPS];
+	socklen_t len = sizeof(groups);
+	size_t i;
+
+	if (uc->uid == 0 || uc->uid == geteuid())
+		return true;
+	if (!d->has_group)
+		return false;
+	if (uc->gid == d->gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == d->gid)
+			return true;
+	return false;
+}
+
+void client_accept(struct daemon *d)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	struct client *c;
+	struct gp_err e = {};
+	int fd;
+
+	fd = accept4(d->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	c = calloc(1, sizeof(*c));
+	if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len)) {
+		free(c);
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+	c->uid = uc.uid;
+	c->pid = uc.pid;
+	if (d->n_c == DAEMON_MAX_CLIENTS) {
+		gp_err_set(&e, GP_EXIT_DAEMON, EMFILE, "the daemon serves %d "
+			   "clients already: try again later",
+			   DAEMON_MAX_CLIENTS);
+		c->closing = true;
+	} else if (!peer_allowed(d, fd, &uc)) {
+		dlog("refused pid %d uid %u gid %u: not root%s%s", uc.pid,
+		      uc.uid, uc.gid, d->has_group ? " nor in group " : "",
+		      d->has_group ? d->o->group : "");
+		gp_err_set(&e, GP_EXIT_PRIV, EACCES, "permission denied: uid "
+			   "%u may not use this daemon (root only%s%s); run as "
+			   "root%s", uc.uid, d->has_group ? ", or group " : "",
+			   d->has_group ? d->o->group : "",
+			   d->has_group ? " or join the group" : "");
+		c->closing = true;
+	}
+	if (c->closing) {
+		/* answer once, whatever the request, and hang up */
+		reply_err(c, &e);
+		client_flush(c);
+		close(fd);
+		free(c->out);
+		free(c);
+		return;
+	}
+	d->c[d->n_c++] = c;
+}
+
+/* Read and serve complete lines. -1 when the client is to be closed. */
+static int client_read(struct daemon *d, struct client *c)
+{
+	struct gp_err e = {};
+	size_t used;
+	ssize_t n;
+	char *nl;
+
+	n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
+		 MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	if (n == 0)
+		return -1;	/* a partial line without "\n" is dropped */
+	c->in_len += n;
+	while (!c->closing && (nl = memchr(c->in, '\n', c->in_len))) {
+		used = nl + 1 - c->in;
+		daemon_request(d, c, c->in, used);
+		c->in_len -= used;
+		memmove(c->in, c->in + used, c->in_len);
+	}
+	if (c->in_len == sizeof(c->in)) {
+		/* no way to find the next request: say why and hang up */
+		gp_err_set(&e, GP_EXIT_USAGE, E2BIG, "request longer than %d "
+			   "bytes", PROTO_MAX_REQ - 1);
+		dlog("refused a request from pid %d uid %u: %s", c->pid,
+		      c->uid, e.msg);
+		reply_err(c, &e);
+		c->closing = true;
+	}
+	return client_flush(c);
+}
+
+void client_event(struct daemon *d, uint32_t i, short ev)
+{
+	struct client *c = d->c[i];
+	int r;
+
+	if (!ev)
+		return;
+	if (ev & (POLLERR | POLLNVAL))
+		r = -1;
+	else if (c->out_len)
+		r = client_flush(c);
+	else
+		r = client_read(d, c);
+	if (r < 0)
+		client_close(d, i);
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the daemon's files share (daemon.h lists them). Everything runs
+ * on the one thread of the poll loop; nothing here blocks.
+ */
+#ifndef GP_DAEMON_INT_H
+#define GP_DAEMON_INT_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "daemon.h"
+#include "kfd.h"
+#include "proto.h"
+#include "session.h"
+
+#define DAEMON_PROG "gpreempt-ctl daemon"
+
+/* One held target. */
+struct target {
+	struct session *s;
+	pid_t pid;
+	uint64_t held_since;	/* monotonic ns of the first suspend, 0 */
+	uint64_t deadline;	/* resume at this monotonic ns, 0: none */
+};
+
+/* One connection. */
+struct client {
+	int fd;
+	uid_t uid;
+	pid_t pid;
+	bool closing;		/* close once out is flushed */
+	size_t in_len, out_len, out_cap;
+	char in[PROTO_MAX_REQ];
+	char *out;
+};
+
+struct daemon {
+	const struct daemon_opts *o;
+	const char *path;
+	uint64_t max_hold_ns;
+	int lfd, sfd, tfd;
+	dev_t sock_dev;		/* our socket inode: unlink only it */
+	ino_t sock_ino;
+	bool has_group;
+	gid_t gid;
+	struct kfd kfd;
+	bool kfd_ok;
+	struct target t[PROTO_MAX_SESSIONS];
+	uint32_t n_t;
+	struct client *c[DAEMON_MAX_CLIENTS];
+	uint32_t n_c;
+};
+
+/* daemon_log.c: one timestamped line on stderr. */
+void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* daemon_sock.c */
+int dsock_resolve_group(struct daemon *d, struct gp_err *e);
+int dsock_open(struct daemon *d, struct gp_err *e);
+void dsock_remove(struct daemon *d);
+
+/* daemon_clients.c */
+void client_accept(struct daemon *d);
+void client_close(struct daemon *d, uint32_t i);
+/* Serve what the poll said about client i; closes it when done. */
+void client_event(struct daemon *d, uint32_t i, short revents);
+/* Queue reply lines; a client past its limit is closed. */
+void reply_line(struct client *c, const char *buf, int n);
+void reply_err(struct client *c, const struct gp_err *e);
+void reply_ok(struct client *c);
+
+/* daemon_req.c: one request line of c. */
+void daemon_request(struct daemon *d, struct client *c, const char *line,
+		    size_t len);
+
+/* daemon_targets.c */
+struct target *target_find(struct daemon *d, pid_t pid);
+/* The warm session of pid, attaching on first use; NULL with e. */
+struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e);
+void target_drop(struct daemon *d, struct target *t);
+void target_info(const struct target *t, struct proto_session *ps);
+/* After a suspend (for_ns: 0 or the requested hold) or a resume. */
+void hold_start(struct daemon *d, struct target *t, uint64_t for_ns);
+void hold_end(struct target *t);
+/* Resume everything t holds (watchdog, detach, shutdown); why: for the log. */
+void target_resume_all(struct target *t, const char *why);
+void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
+		     bool all);
+void targets_watchdog(struct daemon *d);
+void targets_arm_watchdog(struct daemon *d);
+void targets_shutdown(struct daemon *d, int sig);
+
+#endif

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The daemon's requests: one parsed line, one reply (daemon_int.h). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon_int.h"
+#include "exitcodes.h"
+
+static void reply_session(struct client *c, const struct target *t)
+{
+	struct proto_session ps;
+	char buf[256];
+
+	target_info(t, &ps);
+	reply_line(c, buf, proto_format_session(buf, sizeof(buf), &ps));
+}
+
+static void do_status(struct daemon *d, struct client *c,
+		      const struct proto_req *q)
+{
+	struct proto_daemon pd = {
+		.pid = getpid(), .sessions = d->n_t,
+		.max_hold_ns = d->max_hold_ns, .kfd = d->kfd_ok,
+		.kfd_major = d->kfd_ok ? d->kfd.major : 0,
+		.kfd_minor = d->kfd_ok ? d->kfd.minor : 0,
+	};
+	char buf[256];
+	uint32_t i;
+
+	reply_line(c, buf, proto_format_daemon(buf, sizeof(buf), &pd));
+	for (i = 0; i < d->n_t; i++)
+		if (!q->pid || d->t[i].pid == q->pid)
+			reply_session(c, &d->t[i]);
+	reply_ok(c);
+}
+
+static void reply_op(struct client *c, const struct session_op *op)
+{
+	static char buf[PROTO_MAX_LINE];
+
+	reply_line(c, buf, proto_format_op(buf, sizeof(buf), op));
+}
+
+static struct target *not_held(pid_t pid, const char *what,
+			       struct gp_err *e)
+{
+	gp_err_set(e, GP_EXIT_TARGET, ESRCH, "pid %d is not held by the "
+		   "daemon%s", pid, what);
+	return NULL;
+}
+
+static void do_suspend_resume(struct daemon *d, struct client *c,
+			      const struct proto_req *q)
+{
+	bool suspend = q->verb == PROTO_SUSPEND;
+	struct session_op op = {};
+	struct gp_err e = {};
+	struct target *t;
+	int r;
+
+	t = suspend ? target_get(d, q->pid, &e) : target_find(d, q->pid);
+	if (!t && !suspend)
+		not_held(q->pid, ": nothing to resume (a one-shot "
+			 "'gpreempt-ctl suspend' resumes when it ends)", &e);
+	if (!t) {
+		reply_err(c, &e);
+		return;
+	}
+	if (suspend)
+		r = session_suspend(t->s, q->queues, q->n_queues, q->grace,
+				    &op, &e);
+	else
+		r = session_resume(t->s, q->queues, q->n_queues, &op, &e);
+	if (suspend && op.ret >= 0)
+		hold_start(d, t, q->for_ns);
+	else if (!suspend && op.ret >= 0 &&
+		 (!q->n_queues || !session_suspended_count(t->s)))
+		hold_end(t);
+	if (d->o->verbose || r)
+		dlog("%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",
+		     proto_verb_name(q->verb), q->pid, op.n, op.n_ok,
+		     op.n_invalid, op.n_error, r ? ": " : "", r ? e.msg : "");
+	reply_op(c, &op);
+	session_op_free(&op);
+	if (r)
+		reply_err(c, &e);
+	else
+		reply_ok(c);
+	if (!session_alive(t->s)) {
+		dlog("pid %d is gone: dropped", t->pid);
+		target_drop(d, t);
+	}
+}
+
+static void do_attach(struct daemon *d, struct client *c, pid_t pid)
+{
+	struct gp_err e = {};
+	struct target *t = target_get(d, pid, &e);
+
+	if (!t) {
+		reply_err(c, &e);
+		return;
+	}
+	reply_session(c, t);
+	reply_ok(c);
+}
+
+static void do_detach(struct daemon *d, struct client *c, pid_t pid)
+{
+	struct gp_err e = {};
+	struct target *t = target_find(d, pid);
+
+	if (!t) {
+		reply_err(c, (not_held(pid, "", &e), &e));
+		return;
+	}
+	target_resume_all(t, "detach");
+	target_drop(d, t);
+	dlog("detached from pid %d", pid);
+	reply_ok(c);
+}
+
+void daemon_request(struct daemon *d, struct client *c, const char *line,
+		    size_t len)
+{
+	struct proto_req q;
+	struct gp_err e = {};
+
+	if (proto_parse_request(line, len, &q, &e)) {
+		dlog("refused a request from pid %d uid %u: %s", c->pid,
+		     c->uid, e.msg);
+		reply_err(c, &e);
+		return;
+	}
+	if (d->o->verbose)
+		dlog("pid %d uid %u: %.*s", c->pid, c->uid,
+		     (int)(len && line[len - 1] == '\n' ? len - 1 : len),
+		     line);
+	switch (q.verb) {
+	case PROTO_STATUS:
+		do_status(d, c, &q);
+		return;
+	case PROTO_SUSPEND:
+	case PROTO_RESUME:
+		do_suspend_resume(d, c, &q);
+		return;
+	case PROTO_ATTACH:
+		do_attach(d, c, q.pid);
+		return;
+	case PROTO_DETACH:
+		do_detach(d, c, q.pid);
+		return;
+	case PROTO_NONE:
+		break;
+	}
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's listening socket: --group, a stale or live predecessor,
+ * bind with the right mode, removal of our own inode only
+ * (daemon_int.h).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon_int.h"
+#include "exitcodes.h"
+#include "usock.h"
+#include "util.h"
+
+/*
+ * --group NAME from /etc/group, or a numeric gid. Read directly rather
+ * than with getgrnam(): the static build (VM, containers) has no NSS.
+ */
+int dsock_resolve_group(struct daemon *d, struct gp_err *e)
+{
+	struct group *g;
+	bool found = false;
+	uint32_t v;
+	FILE *f;
+
+	if (!d->o->group)
+		return 0;
+	f = fopen("/etc/group", "re");
+	while (f && !found && (g = fgetgrent(f))) {
+		if (!strcmp(g->gr_name, d->o->group)) {
+			d->gid = g->gr_gid;
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!found && !parse_u32(d->o->group, &v)) {
+		d->gid = v;
+		found = true;
+	}
+	if (!found) {
+		gp_err_set(e, GP_EXIT_USAGE, ENOENT, "no group '%s' (create "
+			   "it with groupadd, or give a numeric gid)",
+			   d->o->group);
+		return -1;
+	}
+	d->has_group = true;
+	return 0;
+}
+
+/* A socket file at path: a live daemon (-1), or stale (unlinked, 0). */
+static int clear_stale(const char *path, struct gp_err *e)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st))
+		return 0;
+	if (!S_ISSOCK(st.st_mode)) {
+		gp_err_set(e, GP_EXIT_USAGE, EEXIST, "%s exists and is not a "
+			   "socket: refusing to replace it; choose another "
+			   "--socket", path);
+		return -1;
+	}
+	fd = usock_connect(path);
+	if (fd >= 0) {
+		close(fd);
+		gp_err_set(e, GP_EXIT_DAEMON, EADDRINUSE, "another daemon "
+			   "already listens on %s: stop it first, or choose "
+			   "another --socket", path);
+		return -1;
+	}
+	if (fd != -ECONNREFUSED) {
+		gp_err_set(e, fd == -EACCES ? GP_EXIT_PRIV : GP_EXIT_DAEMON,
+			   -fd, "cannot tell whether a daemon listens on %s: "
+			   "%s", path, strerror(-fd));
+		return -1;
+	}
+	if (unlink(path) && errno != ENOENT) {
+		gp_err_set(e, GP_EXIT_PRIV, errno, "cannot remove the stale "
+			   "socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int dsock_open(struct daemon *d, struct gp_err *e)
+{
+	struct sockaddr_un sa;
+	char dir[sizeof(sa.sun_path)];
+	struct stat st;
+	mode_t old;
+	int fd, r;
+
+	if (usock_addr(d->path, &sa)) {
+		gp_err_set(e, GP_EXIT_USAGE, ENAMETOOLONG, "socket path %s is "
+			   "longer than %zu bytes", d->path,
+			   sizeof(sa.sun_path) - 1);
+		return -1;
+	}
+	strcpy(dir, d->path);
+	/* the default /run/gpreempt may not exist yet: create one level */
+	if (mkdir(dirname(dir), 0755) && errno != EEXIST) {
+		gp_err_set(e, errno == EACCES ? GP_EXIT_PRIV : GP_EXIT_FAILURE,
+			   errno, "cannot create %s for the socket: %s", dir,
+			   strerror(errno));
+		return -1;
+	}
+	if (clear_stale(d->path, e))
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		gp_err_set(e, GP_EXIT_FAILURE, errno, "socket: %s",
+			   strerror(errno));
+		return -1;
+	}
+	/* born 0600: nobody else can connect before the group is set */
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r) {
+		gp_err_set(e, errno == EACCES ? GP_EXIT_PRIV : GP_EXIT_FAILURE,
+			   errno, "cannot bind %s: %s", d->path,
+			   strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (d->has_group && (chown(d->path, -1, d->gid) ||
+			     chmod(d->path, 0660))) {
+		gp_err_set(e, GP_EXIT_PRIV, errno, "cannot give %s to group "
+			   "%s: %s", d->path, d->o->group, strerror(errno));
+		unlink(d->path);
+		close(fd);
+		return -1;
+	}
+	if (listen(fd, 64) || stat(d->path, &st)) {
+		gp_err_set(e, GP_EXIT_FAILURE, errno, "listen on %s: %s",
+			   d->path, strerror(errno));
+		unlink(d->path);
+		close(fd);
+		return -1;
+	}
+	d->sock_dev = st.st_dev;
+	d->sock_ino = st.st_ino;
+	d->lfd = fd;
+	return 0;
+}
+
+/* Remove the socket file if it is still ours (not a successor's). */
+void dsock_remove(struct daemon *d)
+{
+	struct stat st;
+
+	if (!lstat(d->path, &st) && st.st_dev == d->sock_dev &&
+	    st.st_ino == d->sock_ino)
+		unlink(d->path);
+}

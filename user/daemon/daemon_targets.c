@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's targets: warm sessions, holds and their deadlines, the
+ * watchdog, dropping targets that are gone (daemon_int.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+
+#include "daemon_int.h"
+#include "exitcodes.h"
+#include "util.h"
+
+struct target *target_find(struct daemon *d, pid_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->n_t; i++)
+		if (d->t[i].pid == pid)
+			return &d->t[i];
+	return NULL;
+}
+
+void target_drop(struct daemon *d, struct target *t)
+{
+	session_close(t->s);
+	*t = d->t[--d->n_t];
+}
+
+/*
+ * /dev/kfd on first need, with the checks ctl_prepare() makes: version
+ * (the debug API needs KFD 1.13) and sched_policy.
+ */
+static int need_kfd(struct daemon *d, struct gp_err *e)
+{
+	if (d->kfd_ok)
+		return 0;
+	if (kfd_open_debug(&d->kfd, e))
+		return -1;
+	d->kfd_ok = true;
+	dlog("opened " KFD_DEV_PATH " (KFD ioctl %u.%u)", d->kfd.major,
+	     d->kfd.minor);
+	return 0;
+}
+
+struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
+{
+	struct target *t = target_find(d, pid);
+	struct session *s;
+	uint64_t t0;
+
+	if (t)
+		return t;
+	if (session_check_pid(pid, e) || need_kfd(d, e))
+		return NULL;
+	if (d->n_t == PROTO_MAX_SESSIONS) {
+		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the daemon holds %d "
+			   "targets already: detach one first",
+			   PROTO_MAX_SESSIONS);
+		return NULL;
+	}
+	t0 = monotonic_ns();
+	s = session_open(&d->kfd, pid, e);
+	if (!s)
+		return NULL;
+	t = &d->t[d->n_t++];
+	memset(t, 0, sizeof(*t));
+	t->s = s;
+	t->pid = pid;
+	dlog("attached to pid %d (runtime %s, %.3f ms)", pid,
+	     kfd_runtime_state_name(session_runtime_state(s)),
+	     (monotonic_ns() - t0) / 1e6);
+	return t;
+}
+
+void target_info(const struct target *t, struct proto_session *ps)
+{
+	uint64_t now = monotonic_ns();
+
+	memset(ps, 0, sizeof(*ps));
+	ps->pid = t->pid;
+	ps->runtime = session_runtime_state(t->s);
+	session_queues(t->s, &ps->queues);
+	ps->held = session_suspended_count(t->s);
+	if (t->held_since)
+		ps->held_ns = now - t->held_since;
+	if (t->deadline)
+		ps->left_ns = t->deadline > now ? t->deadline - now : 0;
+}
+
+/*
+ * A hold: from the first suspend request the kernel accepted (ret >= 0,
+ * even if every id was invalid or the target had no queue yet) until a
+ * resume without ids or one that leaves nothing suspended, a detach, or
+ * the deadline: --max-hold after the start, sooner with for_ns.
+ */
+void hold_start(struct daemon *d, struct target *t, uint64_t for_ns)
+{
+	uint64_t now = monotonic_ns(), until;
+
+	if (!t->held_since) {
+		t->held_since = now;
+		t->deadline = now + d->max_hold_ns;
+	}
+	/* for_ns may shorten the hold, never stretch it past --max-hold */
+	if (for_ns) {
+		until = now + for_ns < now ? UINT64_MAX : now + for_ns;
+		if (until < t->deadline)
+			t->deadline = until;
+	}
+}
+
+void hold_end(struct target *t)
+{
+	t->held_since = t->deadline = 0;
+}
+
+void target_resume_all(struct target *t, const char *why)
+{
+	struct session_op op = {};
+	struct gp_err e = {};
+	char held[32];
+	int r;
+
+	if (!t->held_since && !session_suspended_count(t->s))
+		return;
+	fmt_ns(held, sizeof(held), t->held_since ?
+	       monotonic_ns() - t->held_since : 0);
+	r = session_resume(t->s, NULL, 0, &op, &e);
+	if (r && r != GP_EXIT_PARTIAL)
+		dlog("%s: resuming pid %d failed: %s", why, t->pid, e.msg);
+	else
+		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
+		     "%u invalid, %u error)", why, t->pid, held, op.n,
+		     op.n_ok, op.n_invalid, op.n_error);
+	session_op_free(&op);
+	hold_end(t);
+}
+
+/* Arm the timerfd at the earliest hold deadline (or disarm it). */
+void targets_arm_watchdog(struct daemon *d)
+{
+	struct itimerspec its = {};
+	uint64_t first = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->n_t; i++)
+		if (d->t[i].deadline &&
+		    (!first || d->t[i].deadline < first))
+			first = d->t[i].deadline;
+	if (first) {
+		its.it_value.tv_sec = first / NSEC_PER_SEC;
+		its.it_value.tv_nsec = first % NSEC_PER_SEC;
+	}
+	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+void targets_watchdog(struct daemon *d)
+{
+	uint64_t now = monotonic_ns();
+	char why[64], dur[32];
+	uint32_t i;
+
+	for (i = 0; i < d->n_t; i++) {
+		struct target *t = &d->t[i];
+
+		if (!t->deadline || t->deadline > now)
+			continue;
+		fmt_ns(dur, sizeof(dur), d->max_hold_ns);
+		if (now - t->held_since + 1000000 >= d->max_hold_ns)
+			snprintf(why, sizeof(why), "watchdog (--max-hold %s)",
+				 dur);
+		else
+			snprintf(why, sizeof(why), "hold time over");
+		target_resume_all(t, why);
+	}
+}
+
+/*
+ * Handshakes and ptrace stops; drop targets that are gone. A target's
+ * events are read when its dbg pipe is readable (ev[i], the revents of
+ * d->t[i] in this round) or when all is set (SIGCHLD, the periodic
+ * tick): a suspend request does not wait behind ioctls for idle targets.
+ * Walks down so a drop, which moves the last target into slot i, only
+ * moves one already seen.
+ */
+void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
+		     bool all)
+{
+	struct gp_err e = {};
+	uint32_t i;
+
+	if (n > d->n_t)
+		n = d->n_t;
+	for (i = n; i-- > 0;) {
+		struct target *t = &d->t[i];
+
+		if (!all && !ev[i].revents)
+			continue;
+		if (session_handle_event(t->s, &e))
+			dlog("pid %d: %s", t->pid, e.msg);
+		if (session_handle_wait(t->s) || !session_alive(t->s)) {
+			dlog("pid %d exited: dropped", t->pid);
+			target_drop(d, t);
+		}
+	}
+}
+
+void targets_shutdown(struct daemon *d, int sig)
+{
+	dlog("%s: resuming and detaching %u target%s", strsignal(sig),
+	     d->n_t, d->n_t == 1 ? "" : "s");
+	while (d->n_t) {
+		struct target *t = &d->t[d->n_t - 1];
+
+		target_resume_all(t, "shutdown");
+		session_close(t->s);
+		d->n_t--;
+	}
+}
