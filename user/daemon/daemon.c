@@ -45,7 +45,7 @@ static int loop(struct daemon *d)
 				d->c[i]->out_len ? POLLOUT : POLLIN, 0 };
 		r = poll(p, n, TICK_MS);
 		if (r < 0 && errno != EINTR) {
-			dlog("poll: %s", strerror(errno));
+			dlog_at(LOG_ERR, "poll: %s", strerror(errno));
 			return SIGTERM;
 		}
 		chld = false;
@@ -120,7 +120,7 @@ int daemon_main(const struct daemon_opts *o)
 	d.max_hold_ns = o->max_hold_ns ? o->max_hold_ns :
 			DAEMON_DEFAULT_MAX_HOLD_NS;
 	if (start(&d, &old, &blocked, &e)) {
-		fprintf(stderr, "gpreempt-ctl: %s\n", e.msg);
+		fprintf(stderr, "%sgpreempt-ctl: %s\n", dlog_prefix(LOG_ERR), e.msg);
 		ret = e.exit ? e.exit : GP_EXIT_FAILURE;
 	} else {
 		targets_shutdown(&d, loop(&d));

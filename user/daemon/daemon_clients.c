@@ -142,7 +142,7 @@ void client_accept(struct daemon *d)
 			   DAEMON_MAX_CLIENTS);
 		c->closing = true;
 	} else if (!peer_allowed(d, fd, &uc)) {
-		dlog("refused pid %d uid %u gid %u: not root%s%s", uc.pid,
+		dlog_at(LOG_WARNING, "refused pid %d uid %u gid %u: not root%s%s", uc.pid,
 		      uc.uid, uc.gid, d->has_group ? " nor in group " : "",
 		      d->has_group ? d->o->group : "");
 		gp_err_set(&e, GP_EXIT_PRIV, EACCES, "permission denied: uid "
@@ -189,7 +189,7 @@ static int client_read(struct daemon *d, struct client *c)
 		/* no way to find the next request: say why and hang up */
 		gp_err_set(&e, GP_EXIT_USAGE, E2BIG, "request longer than %d "
 			   "bytes", PROTO_MAX_REQ - 1);
-		dlog("refused a request from pid %d uid %u: %s", c->pid,
+		dlog_at(LOG_WARNING, "refused a request from pid %d uid %u: %s", c->pid,
 		      c->uid, e.msg);
 		reply_err(c, &e);
 		c->closing = true;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <syslog.h>
 
 #include "daemon.h"
 #include "kfd.h"
@@ -54,8 +55,14 @@ struct daemon {
 	uint32_t n_c;
 };
 
-/* daemon_log.c: one timestamped line on stderr. */
+/* daemon_log.c: one timestamped line on stderr (LOG_INFO), or at a
+ * syslog priority (LOG_ERR, LOG_WARNING, LOG_NOTICE from <syslog.h>),
+ * which the journal keeps when stderr is the journal. */
 void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dlog_at(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "<3>" etc. when stderr is the journal, else "": for other stderr lines. */
+const char *dlog_prefix(int prio);
 
 /* daemon_sock.c */
 int dsock_resolve_group(struct daemon *d, struct gp_err *e);

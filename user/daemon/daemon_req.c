@@ -78,7 +78,8 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		 (!q->n_queues || !session_suspended_count(t->s)))
 		hold_end(t);
 	if (d->o->verbose || r)
-		dlog("%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",
+		dlog_at(r ? LOG_WARNING : LOG_INFO,
+			"%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",
 		     proto_verb_name(q->verb), q->pid, op.n, op.n_ok,
 		     op.n_invalid, op.n_error, r ? ": " : "", r ? e.msg : "");
 	reply_op(c, &op);
@@ -128,7 +129,7 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 	struct gp_err e = {};
 
 	if (proto_parse_request(line, len, &q, &e)) {
-		dlog("refused a request from pid %d uid %u: %s", c->pid,
+		dlog_at(LOG_WARNING, "refused a request from pid %d uid %u: %s", c->pid,
 		     c->uid, e.msg);
 		reply_err(c, &e);
 		return;

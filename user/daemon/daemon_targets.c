@@ -129,7 +129,7 @@ void target_resume_all(struct target *t, const char *why)
 	       monotonic_ns() - t->held_since : 0);
 	r = session_resume(t->s, NULL, 0, &op, &e);
 	if (r && r != GP_EXIT_PARTIAL)
-		dlog("%s: resuming pid %d failed: %s", why, t->pid, e.msg);
+		dlog_at(LOG_ERR, "%s: resuming pid %d failed: %s", why, t->pid, e.msg);
 	else
 		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
 		     "%u invalid, %u error)", why, t->pid, held, op.n,
@@ -199,7 +199,7 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 		if (!all && !ev[i].revents)
 			continue;
 		if (session_handle_event(t->s, &e))
-			dlog("pid %d: %s", t->pid, e.msg);
+			dlog_at(LOG_WARNING, "pid %d: %s", t->pid, e.msg);
 		if (session_handle_wait(t->s) || !session_alive(t->s)) {
 			dlog("pid %d exited: dropped", t->pid);
 			target_drop(d, t);
