@@ -103,6 +103,20 @@ TEST(counts_and_hold_time)
 	free(t);
 }
 
+TEST(gone_stops_the_clock_without_a_resume)
+{
+	struct gp_metrics m;
+
+	metrics_init(&m, 0);
+	metrics_on_suspend(&m, 9, "x", 1, 1, 5 * S);
+	metrics_on_gone(&m, 9, 8 * S);
+	metrics_on_gone(&m, 10, 8 * S);		/* unknown: nothing */
+	CHECK(m.npid == 1 && m.pid[0].resumes == 0);
+	CHECK(m.pid[0].suspended_ns == 3 * S && m.pid[0].since_ns == 0);
+	metrics_on_gone(&m, 9, 9 * S);		/* twice: no more time */
+	CHECK(m.pid[0].suspended_ns == 3 * S);
+}
+
 TEST(pid_rows_are_bounded_and_held_ones_stay)
 {
 	struct gp_metrics *m = malloc(sizeof(*m));
@@ -155,6 +169,7 @@ int main(int argc, char **argv)
 	}
 	RUN(hist_slots_are_le_powers_of_two_us);
 	RUN(counts_and_hold_time);
+	RUN(gone_stops_the_clock_without_a_resume);
 	RUN(pid_rows_are_bounded_and_held_ones_stay);
 	RUN(policy_counters_bounded);
 	return tap_done();

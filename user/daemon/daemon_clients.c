@@ -51,6 +51,7 @@ void reply_err(struct client *c, const struct gp_err *e)
 {
 	char buf[512];
 
+	dm_error(e->exit);
 	reply_line(c, buf, proto_format_err(buf, sizeof(buf), e));
 }
 
@@ -137,6 +138,7 @@ void client_accept(struct daemon *d)
 	c->uid = uc.uid;
 	c->pid = uc.pid;
 	if (d->n_c == DAEMON_MAX_CLIENTS) {
+		dm_clients_rejected();
 		gp_err_set(&e, GP_EXIT_DAEMON, EMFILE, "the daemon serves %d "
 			   "clients already: try again later",
 			   DAEMON_MAX_CLIENTS);

@@ -14,6 +14,7 @@
 
 #include "daemon.h"
 #include "kfd.h"
+#include "metrics_http.h"
 #include "proto.h"
 #include "session.h"
 
@@ -39,7 +40,10 @@ struct client {
 };
 
 struct daemon {
-	const struct daemon_opts *o;
+	const struct daemon_opts *o;	/* = &cur */
+	struct daemon_opts cur;		/* SIGHUP changes some (daemon_reload.c) */
+	struct mhttp http;		/* --metrics; http.lfd -1 when off */
+	uint64_t req_ns;		/* monotonic arrival of the request */
 	const char *path;
 	uint64_t max_hold_ns;
 	int lfd, sfd, tfd;
@@ -63,6 +67,19 @@ void dlog_at(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "<3>" etc. when stderr is the journal, else "": for other stderr lines. */
 const char *dlog_prefix(int prio);
+
+/* daemon_reload.c: SIGHUP. */
+void daemon_reload(struct daemon *d);
+
+/* daemon_metrics.c: hooks (no-ops until started), the endpoint's body. */
+void daemon_metrics_start(void);
+void dm_request(int verb);
+void dm_error(int exit_code);
+void dm_suspend(pid_t pid, uint64_t ioctl_ns, uint64_t since_request_ns);
+void dm_resume(pid_t pid, uint64_t ioctl_ns, bool watchdog);
+void dm_gone(pid_t pid);
+void dm_clients_rejected(void);
+void daemon_metrics_render(void *ctx, struct prom_buf *b);
 
 /* daemon_sock.c */
 int dsock_resolve_group(struct daemon *d, struct gp_err *e);

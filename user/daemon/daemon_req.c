@@ -6,6 +6,7 @@
 
 #include "daemon_int.h"
 #include "exitcodes.h"
+#include "util.h"
 
 static void reply_session(struct client *c, const struct target *t)
 {
@@ -72,6 +73,10 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 				    &op, &e);
 	else
 		r = session_resume(t->s, q->queues, q->n_queues, &op, &e);
+	if (suspend && op.ret >= 0 && op.n_ok)
+		dm_suspend(t->pid, op.ns, monotonic_ns() - d->req_ns);
+	else if (!suspend && op.ret >= 0 && op.n_ok)
+		dm_resume(t->pid, op.ns, false);
 	if (suspend && op.ret >= 0)
 		hold_start(d, t, q->for_ns);
 	else if (!suspend && op.ret >= 0 &&
@@ -128,7 +133,9 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 	struct proto_req q;
 	struct gp_err e = {};
 
+	d->req_ns = monotonic_ns();	/* trigger-to-suspend starts here */
 	if (proto_parse_request(line, len, &q, &e)) {
+		dm_request(PROTO_NONE);
 		dlog_at(LOG_WARNING, "refused a request from pid %d uid %u: %s", c->pid,
 		     c->uid, e.msg);
 		reply_err(c, &e);
@@ -138,6 +145,7 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 		dlog("pid %d uid %u: %.*s", c->pid, c->uid,
 		     (int)(len && line[len - 1] == '\n' ? len - 1 : len),
 		     line);
+	dm_request(q.verb);
 	switch (q.verb) {
 	case PROTO_STATUS:
 		do_status(d, c, &q);

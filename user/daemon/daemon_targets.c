@@ -24,6 +24,7 @@ struct target *target_find(struct daemon *d, pid_t pid)
 
 void target_drop(struct daemon *d, struct target *t)
 {
+	dm_gone(t->pid);
 	session_close(t->s);
 	*t = d->t[--d->n_t];
 }
@@ -131,6 +132,8 @@ void target_resume_all(struct target *t, const char *why)
 	if (r && r != GP_EXIT_PARTIAL)
 		dlog_at(LOG_ERR, "%s: resuming pid %d failed: %s", why, t->pid, e.msg);
 	else
+		dm_resume(t->pid, op.ns, !strncmp(why, "watchdog", 8));
+	if (!r || r == GP_EXIT_PARTIAL)
 		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
 		     "%u invalid, %u error)", why, t->pid, held, op.n,
 		     op.n_ok, op.n_invalid, op.n_error);

@@ -116,6 +116,19 @@ void metrics_on_resume(struct gp_metrics *m, pid_t pid, uint64_t ioctl_ns,
 	}
 }
 
+void metrics_on_gone(struct gp_metrics *m, pid_t pid, uint64_t now)
+{
+	for (int i = 0; i < m->npid; i++) {
+		struct metrics_pid *r = &m->pid[i];
+
+		if (r->pid != pid || !r->since_ns)
+			continue;
+		r->suspended_ns += now > r->since_ns ? now - r->since_ns : 0;
+		r->since_ns = 0;
+		r->last_ns = now;
+	}
+}
+
 void metrics_policy_add(struct gp_metrics *m, const char *name,
 			const char *help, uint64_t n)
 {

@@ -90,6 +90,9 @@ void metrics_on_suspend(struct gp_metrics *m, pid_t pid, const char *comm,
  * was made (the kernel resumed on detach or exit). */
 void metrics_on_resume(struct gp_metrics *m, pid_t pid, uint64_t ioctl_ns,
 		       bool watchdog, uint64_t now);
+/* pid is no longer held (exited, detached): its hold time stops without
+ * counting a resume (the kernel resumes an exited or detached target). */
+void metrics_on_gone(struct gp_metrics *m, pid_t pid, uint64_t now);
 /* A policy counter by name (created on first use; bounded). */
 void metrics_policy_add(struct gp_metrics *m, const char *name,
 			const char *help, uint64_t n);
