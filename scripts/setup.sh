@@ -25,7 +25,7 @@ PINNED="libbpf1|bookworm-backports|1:1.4|
 	linux-libc-dev|bookworm-backports|6.12|
 	libelf1|bookworm|0.188|0.190
 	libelf-dev|bookworm|0.188|0.190"
-PKGS="make gcc clang llvm zlib1g-dev libzstd-dev bats jq
+PKGS="make gcc clang llvm zlib1g-dev libzstd-dev bats jq curl
       qemu-system-x86 busybox-static cpio xz-utils zstd kmod util-linux
       libclang-rt-14-dev bpftrace
       dpkg-dev debhelper fakeroot lintian help2man man-db systemd
