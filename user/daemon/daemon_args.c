@@ -189,7 +189,7 @@ int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
 	for (i = 1; i < argc; i++)
 		sub[i] = argv[i];
 	n = argc;
-	r = dconfig_expand(argc, sub, daemon_options, check_one, NULL, cfg,
+	r = dconfig_expand(argc, sub, &daemon_argp, check_one, NULL, cfg,
 			   &n, &full, &file, err);
 	if (r) {
 		free(sub);

@@ -69,11 +69,24 @@ static int slurp(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-int dconfig_expand(int argc, char **argv, const struct argp_option *opts,
+/* The long options of ap and of its children (e.g. the arbiter's group),
+ * so a file takes every flag the command line takes. */
+static int table_of(const struct argp *ap, struct config_opt *t, int n, int max)
+{
+	for (const struct argp_option *o = ap->options; o && (o->name || o->key ||
+	     o->doc); o++)
+		if (o->name && file_allowed(o->name) && n < max)
+			t[n++] = (struct config_opt){ o->name, o->arg != NULL };
+	for (const struct argp_child *c = ap->children; c && c->argp; c++)
+		n = table_of(c->argp, t, n, max);
+	return n;
+}
+
+int dconfig_expand(int argc, char **argv, const struct argp *ap,
 		   dconfig_check_fn check, void *ctx, struct config *cfg,
 		   int *nargc, char ***nargv, const char **file, FILE *err)
 {
-	struct config_opt table[64];
+	struct config_opt table[128];
 	struct config_err ce;
 	char msg[256], *text = NULL;
 	size_t len = 0;
@@ -88,9 +101,7 @@ int dconfig_expand(int argc, char **argv, const struct argp_option *opts,
 		fprintf(err, PROG ": --config needs a FILE\n");
 		return GP_EXIT_USAGE;
 	}
-	for (const struct argp_option *o = opts; o->name || o->key; o++)
-		if (o->name && file_allowed(o->name) && n < 63)
-			table[n++] = (struct config_opt){ o->name, o->arg != NULL };
+	n = table_of(ap, table, 0, 127);
 	table[n] = (struct config_opt){ NULL, false };
 
 	r = slurp(*file, &text, &len);

@@ -18,13 +18,15 @@
 typedef int (*dconfig_check_fn)(void *ctx, char *opt, char *msg, size_t len);
 
 /*
+ * The file may set every long option of ap and its children but config,
+ * send and help.
  * If argv (argv[0] = the program name) has --config FILE, -c FILE or
  * --config=FILE: read FILE, and set *nargv to argv[0], FILE's options,
  * then argv's others (malloc'd array; the strings live in cfg, free with
  * config_free, and in argv). Without --config: *nargv = NULL, 0.
  * Errors print "FILE:LINE: what" to err and return GP_EXIT_USAGE.
  */
-int dconfig_expand(int argc, char **argv, const struct argp_option *opts,
+int dconfig_expand(int argc, char **argv, const struct argp *ap,
 		   dconfig_check_fn check, void *ctx, struct config *cfg,
 		   int *nargc, char ***nargv, const char **file, FILE *err);
 
