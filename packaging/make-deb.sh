@@ -13,10 +13,16 @@ out=$(mkdir -p "$1" && cd "$1" && pwd)
 src=$out/gpreempt
 rm -rf "$src" "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
 mkdir -p "$src"
-# Tracked files, as they are in the work tree (uncommitted edits too).
-(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-	tar --null -T - -cf -) | tar -xf - -C "$src"
+# Tracked files, as they are in the work tree (uncommitted edits too);
+# without git (a container build's context), the tree minus build output.
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+		tar --null -T - -cf -) | tar -xf - -C "$src"
+else
+	tar -C "$top" --exclude=./.output --exclude=./.git -cf - . |
+		tar -xf - -C "$src"
+fi
 cp -r "$top/packaging/debian" "$src/debian"
 cd "$src"
 dpkg-buildpackage -b -us -uc -j"$(nproc)" >"$out/build.log" 2>&1 || {
