@@ -59,6 +59,8 @@ void daemon_reload(struct daemon *d)
 	d->max_hold_ns = n.max_hold_ns ? n.max_hold_ns :
 			 DAEMON_DEFAULT_MAX_HOLD_NS;
 	d->cur.verbose = n.verbose;
+	/* Merge point for the arbiter (issue 10): apply n's classes and
+	 * policy to the running arbiter here; its held processes stay held. */
 	fmt_ns(hold, sizeof(hold), d->max_hold_ns);
 	dlog("reloaded %s: --max-hold %s%s; %u target%s kept",
 	     d->cur.config ? d->cur.config : "the flags", hold,
