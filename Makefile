@@ -12,14 +12,14 @@
 #
 #   make                 both tools, dynamically linked
 #   make STATIC=1        both tools, statically linked (VM initramfs)
-#   make DEBUG=1         -Og -g3, assertions of GP_DEBUG
+#   make DEBUG=1         -Og -g3, for a debugger
 #   make install PREFIX=/usr DESTDIR=/tmp/root   (see packaging/)
-#   make deb             Debian package (debian/), in $(OUTPUT)/deb/
-# A change of STATIC, DEBUG, ARCH, CC or flags rebuilds everything in that
-# OUTPUT: $(OUTPUT)/build-config records them (git's GIT-CFLAGS idiom).
+#   make deb             Debian package (packaging/debian), in $(OUTPUT)/deb/
 #   make test            every suite (see scripts/run-tests.sh)
 #   make test-vm KERNELS="6.1 6.12 7.x"
 #   make bench           benchmarks, summary table (docs/benchmarks.md)
+# A change of STATIC, DEBUG, ARCH, CC or flags rebuilds everything in that
+# OUTPUT: $(OUTPUT)/build-config records them (git's GIT-CFLAGS idiom).
 
 OUTPUT ?= .output
 BINDIR ?= .
@@ -35,7 +35,7 @@ ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' \
 VMLINUX_DIR := vmlinux/$(ARCH)
 
 ifeq ($(DEBUG),1)
-CFLAGS ?= -g3 -Og -fno-omit-frame-pointer -DGP_DEBUG
+CFLAGS ?= -g3 -Og -fno-omit-frame-pointer
 else
 CFLAGS ?= -g -O2
 endif
@@ -194,7 +194,9 @@ install: $(APPS) $(MANS)
 	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		packaging/gpreempt.service.in > $(DESTDIR)$(UNITDIR)/gpreempt.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/gpreempt.service
-	$(Q)$(INSTALL) -m 0644 packaging/gpreempt.conf \
+	@# an operator's edited config is kept (the package marks it a conffile)
+	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/gpreempt/gpreempt.conf ] || \
+		$(INSTALL) -m 0644 packaging/gpreempt.conf \
 		$(DESTDIR)$(SYSCONFDIR)/gpreempt/gpreempt.conf
 
 .PHONY: uninstall
