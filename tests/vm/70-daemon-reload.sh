@@ -5,7 +5,8 @@
 # "invalid" and the hold starts), the file changes, SIGHUP: the same
 # daemon still traces the target, the hold keeps its deadline, the new
 # max-hold shows; a bad file is refused and changes nothing; SIGTERM then
-# resumes and detaches. 6.1 / 7.x: no hold is possible there (no debug
+# resumes and detaches. The --metrics endpoint (busybox wget) shows the
+# session and the kernel's "invalid" answer. 6.1 / 7.x: no hold is possible there (no debug
 # API / no KFD process), so this is skipped with the reason.
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
@@ -21,7 +22,8 @@ d_send() {
 	rc=$?
 }
 
-printf '# reload test\nmax-hold 60s\n' > $CONF
+ip link set lo up 2>/dev/null
+printf '# reload test\nmax-hold 60s\nmetrics 127.0.0.1:9464\n' > $CONF
 rm -f /tmp/r.ready
 gpreempt-ctl daemon --config $CONF --ready /tmp/r.ready 2> /tmp/r.log &
 DPID=$!
@@ -49,8 +51,18 @@ else
 	gp_fail "$n" "rc=$rc $(cat /tmp/r.out /tmp/r.err)"
 fi
 
+n="metrics while holding: one session, the suspend and KFD's 'invalid' counted"
+if wget -q -O /tmp/m.txt http://127.0.0.1:9464/metrics &&
+   grep -q '^gpreempt_sessions_held 1$' /tmp/m.txt &&
+   grep -q '^gpreempt_requests_total{op="suspend"} 1$' /tmp/m.txt &&
+   grep -q '^gpreempt_errors_total{cause="queues_failed"} 1$' /tmp/m.txt; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "$(grep -E 'held|suspend"|queues_failed' /tmp/m.txt 2>&1)"
+fi
+
 n="SIGHUP applies the new file; the same daemon keeps the hold and its deadline"
-printf 'max-hold 20s\nverbose\n' > $CONF
+printf 'max-hold 20s\nverbose\nmetrics 127.0.0.1:9464\n' > $CONF
 kill -HUP $DPID
 for _ in $(seq 50); do grep -q "reloaded $CONF" /tmp/r.log && break; sleep 0.1; done
 d_send "status pid=$TPID"
@@ -69,11 +81,11 @@ else
 fi
 
 n="SIGHUP with a bad file: refused with its line, hold and settings kept"
-printf 'max-hold 20s\nmax-hold soon\n' > $CONF
+printf 'max-hold 20s\nmetrics 127.0.0.1:9464\nmax-hold soon\n' > $CONF
 kill -HUP $DPID
 for _ in $(seq 50); do grep -q "reload refused" /tmp/r.log && break; sleep 0.1; done
 d_send "status pid=$TPID"
-if grep -q "reload refused, running configuration kept: $CONF:2: invalid duration 'soon'" /tmp/r.log &&
+if grep -q "reload refused, running configuration kept: $CONF:3: invalid duration 'soon'" /tmp/r.log &&
    grep -q "^daemon pid=$DPID sessions=1 max_hold_ns=20000000000 " /tmp/r.out &&
    grep -q "^session pid=$TPID .* held_ns=[1-9]" /tmp/r.out &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
