@@ -6,8 +6,8 @@
 # daemon still traces the target, the hold keeps its deadline, the new
 # max-hold shows; a bad file is refused and changes nothing; SIGTERM then
 # resumes and detaches. The --metrics endpoint (busybox wget) shows the
-# session and the kernel's "invalid" answer. 6.1 / 7.x: no hold is possible there (no debug
-# API / no KFD process), so this is skipped with the reason.
+# session and the kernel's "invalid" answer. 6.1 / 7.x: no hold is
+# possible there (no debug API / no KFD process): skipped with the reason.
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
 
