@@ -160,8 +160,13 @@ need() {
 		 usr/share/man/man8/gpreempt-ctl.8.gz usr/share/man/man8/gpreempt-trace.8.gz; do
 		[[ "$output" == *" ./$f"* ]] || { echo "no $f in $deb"; false; }
 	done
-	run -0 lintian --fail-on error "$deb"
-	! grep -q '^E:' <<< "$output"
+	# no error and no warning (informational tags only)
+	run -0 lintian --fail-on error,warning "$deb"
+	! grep -qE '^(E|W):' <<< "$output"
+	# the package's version is the tools' own
+	v=$(dpkg-deb -f "$deb" Version)
+	run -0 "$OUT/bin/gpreempt-trace" --version
+	[ "$output" = "gpreempt-trace $v" ]
 }
 
 @test "the .deb installs into a throwaway root, purges clean, resolves on this Debian" {
