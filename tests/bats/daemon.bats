@@ -70,6 +70,8 @@ nobody() {
 
 @test "daemon bad arguments: exit 2, no socket" {
 	run -2 "$CTL" daemon --socket "$SOCK" --max-hold 0
+	# fits 64 bits, but now + it would wrap: refused, not a 0 s watchdog
+	run -2 "$CTL" daemon --socket "$SOCK" --max-hold 5000000h
 	run -2 "$CTL" daemon --socket "$SOCK" --max-hold soon
 	run -2 "$CTL" daemon --socket "$SOCK" extra
 	run -2 "$CTL" daemon --socket "$SOCK" --bogus
@@ -97,7 +99,7 @@ nobody() {
 	start_daemon --max-hold 3s
 	send status
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "daemon pid=$DPID sessions=0 max_hold_ns=3000000000 kfd=none" ]
+	[ "${lines[0]}" = "daemon pid=$DPID sessions=0 detaching=0 max_hold_ns=3000000000 kfd=none" ]
 	[ "${lines[1]}" = ok ]
 	run -0 "$CTL" status --socket "$SOCK" -j
 	echo "$output" | jq -e "select(.type == \"daemon\") |
@@ -199,6 +201,18 @@ nobody() {
 		stop_daemon "$sig"
 		grep -q "removed $SOCK" "$D/log"
 	done
+}
+
+@test "daemon: SIGTSTP/SIGTTIN/SIGTTOU neither stop nor end it" {
+	start_daemon
+	for sig in TSTP TTIN TTOU; do
+		kill "-$sig" "$DPID"
+		send status
+		[ "$status" -eq 0 ] || { echo "after SIG$sig: $output"; false; }
+		[ "$(awk '{ print $3 }' /proc/$DPID/stat)" != T ]
+	done
+	grep -q "Stopped ignored" "$D/log"
+	stop_daemon TERM
 }
 
 @test "daemon: a second one on the same socket exits 11, the first serves on" {

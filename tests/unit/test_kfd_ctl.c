@@ -67,6 +67,11 @@ TEST(suspend_rejects)
 	      GP_EXIT_USAGE);
 	CHECK(PARSE(&a, "suspend", "-p", "1", "-g", "010") == GP_EXIT_USAGE);
 	CHECK(PARSE(&a, "suspend", "-p", "1", "-f", "0") == GP_EXIT_USAGE);
+	/* would overflow the hold's deadline: refused, not a 0 s hold */
+	CHECK(PARSE(&a, "suspend", "-p", "1", "-f", "5000000h") ==
+	      GP_EXIT_USAGE);
+	CHECK(PARSE(&a, "suspend", "-p", "1", "--wait-runtime",
+		    "5000000h") == GP_EXIT_USAGE);
 	CHECK(PARSE(&a, "suspend", "-p", "1", "-f", "soon") ==
 	      GP_EXIT_USAGE);
 	CHECK(PARSE(&a, "suspend", "-p", "1", "-g", "-1") == GP_EXIT_USAGE);

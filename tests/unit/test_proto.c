@@ -63,8 +63,8 @@ TEST(request_keys)
 	      q.n_queues == 1 && q.queues[0] == 0);
 	CHECK(req("resume pid=5 queues=4") == 0 && q.n_queues == 1);
 	CHECK(req("suspend pid=1 grace=4294967295 "
-		  "for_ns=18446744073709551615") == 0 &&
-	      q.grace == UINT32_MAX && q.for_ns == UINT64_MAX);
+		  "for_ns=9223372036854775807") == 0 &&
+	      q.grace == UINT32_MAX && q.for_ns == INT64_MAX);
 }
 
 TEST(request_malformed)
@@ -105,6 +105,11 @@ TEST(request_malformed)
 	CHECK(refused("suspend pid=1 grace=4294967296", EINVAL, "bad grace"));
 	CHECK(refused("suspend pid=1 for_ns=0", EINVAL, "bad for_ns"));
 	CHECK(refused("suspend pid=1 for_ns=18446744073709551616", EINVAL,
+		      "bad for_ns"));
+	/* a hold that would overflow a monotonic deadline is refused */
+	CHECK(refused("suspend pid=1 for_ns=9223372036854775808", EINVAL,
+		      "bad for_ns"));
+	CHECK(refused("suspend pid=1 for_ns=18446744073709551615", EINVAL,
 		      "bad for_ns"));
 	CHECK(refused("suspend pid=1 queues=1,", EINVAL, "bad queue id ''"));
 	CHECK(refused("suspend pid=1 queues=,1", EINVAL, "bad queue id"));
@@ -231,7 +236,7 @@ TEST(reply_err_format)
 
 TEST(reply_status_round_trip)
 {
-	struct proto_daemon d = { 77, 2, 10000000000ULL, true, 1, 17 };
+	struct proto_daemon d = { 77, 2, 0, 10000000000ULL, true, 1, 17 };
 	struct proto_session s1 = { 42, DEBUG_RUNTIME_STATE_ENABLED, 3, 2,
 				    1500, 8500 };
 	struct proto_session s2 = { 43, DEBUG_RUNTIME_STATE_DISABLED, 0, 0,
@@ -243,7 +248,7 @@ TEST(reply_status_round_trip)
 	n += proto_format_session(buf + n, sizeof(buf) - n, &s1);
 	n += proto_format_session(buf + n, sizeof(buf) - n, &s2);
 	n += proto_format_ok(buf + n, sizeof(buf) - n);
-	CHECK_STR(buf, "daemon pid=77 sessions=2 max_hold_ns=10000000000 "
+	CHECK_STR(buf, "daemon pid=77 sessions=2 detaching=0 max_hold_ns=10000000000 "
 		  "kfd=1.17\n"
 		  "session pid=42 runtime=ENABLED queues=3 held=2 "
 		  "held_ns=1500 left_ns=8500\n"
@@ -260,7 +265,7 @@ TEST(reply_status_round_trip)
 	d.kfd = false;
 	d.kfd_major = d.kfd_minor = 0;
 	CHECK(proto_format_daemon(buf, sizeof(buf), &d) > 0);
-	CHECK_STR(buf, "daemon pid=77 sessions=2 max_hold_ns=10000000000 "
+	CHECK_STR(buf, "daemon pid=77 sessions=2 detaching=0 max_hold_ns=10000000000 "
 		  "kfd=none\n");
 	strcat(buf, "ok\n");
 	CHECK(reply(buf) == 0 && !r.daemon.kfd);
@@ -308,14 +313,15 @@ TEST(reply_op_round_trip)
 TEST(reply_malformed)
 {
 	/* missing key, unknown key, repeated key, bad values */
-	CHECK(reply("daemon pid=1 sessions=0 kfd=none\nok\n") == -1);
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 kfd=none\nok\n") ==
+	      -1);
 	CHECK(strstr(e.msg, "missing key 'max_hold_ns'"));
-	CHECK(reply("daemon pid=1 sessions=0 max_hold_ns=1 kfd=none "
-		    "x=1\nok\n") == -1);
-	CHECK(reply("daemon pid=1 pid=1 sessions=0 max_hold_ns=1 "
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 "
+		    "kfd=none x=1\nok\n") == -1);
+	CHECK(reply("daemon pid=1 pid=1 sessions=0 detaching=0 max_hold_ns=1 "
 		    "kfd=none\nok\n") == -1);
-	CHECK(reply("daemon pid=1 sessions=0 max_hold_ns=1 kfd=1\nok\n")
-	      == -1);
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 "
+		    "kfd=1\nok\n") == -1);
 	CHECK(reply("session pid=1 runtime=WEIRD queues=0 held=0 held_ns=0 "
 		    "left_ns=0\nok\n") == -1);
 	CHECK(reply("session pid=0 runtime=ENABLED queues=0 held=0 "
@@ -336,8 +342,8 @@ TEST(reply_malformed)
 		    "requested=0 ok=0 invalid=0 error=0\n"
 		    "op call=resume pid=1 ret=0 ns=1 snapshot_ns=1 "
 		    "requested=0 ok=0 invalid=0 error=0\nok\n") == -1);
-	CHECK(reply("daemon pid=1 sessions=0 max_hold_ns=1 kfd=none\n"
-		    "daemon pid=1 sessions=0 max_hold_ns=1 kfd=none\nok\n")
+	CHECK(reply("daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 kfd=none\n"
+		    "daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 kfd=none\nok\n")
 	      == -1);
 	CHECK(reply("session  pid=1\nok\n") == -1);
 	CHECK(reply("ok\r\n") == -1);

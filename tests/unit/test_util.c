@@ -29,6 +29,12 @@ TEST(duration_rejects)
 	CHECK(parse_duration_ns("s", &ns) == -EINVAL);
 	CHECK(parse_duration_ns("99999999999999999999", &ns) == -EINVAL);
 	CHECK(parse_duration_ns("99999999999h", &ns) == -EINVAL);
+	/* fits in 64 bits but overflows now + d and signed time: refused */
+	CHECK(parse_duration_ns("5000000h", &ns) == -EINVAL);
+	CHECK(parse_duration_ns("18446744073709551615ns", &ns) == -EINVAL);
+	CHECK(parse_duration_ns("9223372036854775807ns", &ns) == 0 &&
+	      ns == INT64_MAX);
+	ns = 42;
 	CHECK(ns == 42);
 }
 

@@ -44,7 +44,7 @@ n="daemon starts and serves status on $SOCK"
 if d_start && [ "$(stat -c '%a %u' $SOCK)" = "600 0" ]; then
 	d_send status
 	if [ $rc -eq 0 ] &&
-	   grep -q "^daemon pid=$DPID sessions=0 max_hold_ns=10000000000 " /tmp/d.out; then
+	   grep -q "^daemon pid=$DPID sessions=0 detaching=0 max_hold_ns=10000000000 " /tmp/d.out; then
 		gp_ok "$n"
 	else
 		gp_fail "$n" "rc=$rc $(cat /tmp/d.out /tmp/d.err)"

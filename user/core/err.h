@@ -19,7 +19,7 @@ struct gp_err {
 	char msg[384];
 };
 
-/* Fill e (NULL is ignored). Returns -1 so a caller can `return gp_err_set(...)`. */
+/* Fill e (NULL is ignored). Returns -1: `return gp_err_set(...);` */
 int gp_err_set(struct gp_err *e, int exit, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int gp_err_vset(struct gp_err *e, int exit, int err, const char *fmt,

@@ -255,11 +255,12 @@ int proto_parse_request(const char *line, size_t len, struct proto_req *q,
 			q->grace = (uint32_t)n;
 			break;
 		case K_FOR_NS:
-			if (parse_dec(v, vl, UINT64_MAX, &q->for_ns) ||
+			if (parse_dec(v, vl, GP_DURATION_MAX_NS, &q->for_ns) ||
 			    !q->for_ns) {
 				gp_err_set(e, GP_EXIT_USAGE, EINVAL, "bad for_ns "
-				    "'%.*s' (want nanoseconds > 0)",
-				    (int)(vl > 24 ? 24 : vl), v);
+				    "'%.*s' (want nanoseconds, 1..%llu)",
+				    (int)(vl > 24 ? 24 : vl), v,
+				    (unsigned long long)GP_DURATION_MAX_NS);
 				return -1;
 			}
 			break;

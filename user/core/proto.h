@@ -16,11 +16,13 @@
  *   Numbers are plain decimal (no sign, no leading zero, no 0x). Every
  *   key at most once, only the keys listed for the verb, single spaces,
  *   no trailing space, no CR. Queue ids are below 0x40000000 (KFD's
- *   status bits), distinct, at most PROTO_MAX_QUEUES. for_ns: resume
+ *   status bits), distinct, at most PROTO_MAX_QUEUES. for_ns (at most
+ *   INT64_MAX, GP_DURATION_MAX_NS): resume
  *   after this long (the daemon's --max-hold caps it).
  *
  *   reply   = *INFO "\n" FINAL "\n"
- *     INFO  = "daemon" kv...   pid sessions max_hold_ns kfd=M.m|none
+ *     INFO  = "daemon" kv...   pid sessions detaching max_hold_ns
+ *                              kfd=M.m|none
  *           | "session" kv...  pid runtime queues held held_ns left_ns
  *           | "op" kv...       call pid ret ns snapshot_ns requested ok
  *                              invalid error [queues=ID:STATUS,...]
@@ -83,7 +85,8 @@ struct proto_req {
 /* The daemon's self-description, first line of every status reply. */
 struct proto_daemon {
 	pid_t pid;
-	uint32_t sessions;
+	uint32_t sessions;	/* held targets */
+	uint32_t detaching;	/* released, detach still pending */
 	uint64_t max_hold_ns;
 	bool kfd;		/* /dev/kfd open; then the version: */
 	uint32_t kfd_major, kfd_minor;

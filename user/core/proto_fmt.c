@@ -83,8 +83,9 @@ int proto_format_daemon(char *buf, size_t len, const struct proto_daemon *d)
 	struct sbuf s;
 
 	sb_init(&s, buf, len);
-	sb_printf(&s, "daemon pid=%d sessions=%u max_hold_ns=%llu", d->pid,
-		  d->sessions, (unsigned long long)d->max_hold_ns);
+	sb_printf(&s, "daemon pid=%d sessions=%u detaching=%u "
+		  "max_hold_ns=%llu", d->pid, d->sessions, d->detaching,
+		  (unsigned long long)d->max_hold_ns);
 	if (d->kfd)
 		sb_printf(&s, " kfd=%u.%u\n", d->kfd_major, d->kfd_minor);
 	else

@@ -124,6 +124,7 @@ struct field {
 static const struct field fields[] = {
 	FD(I_DAEMON, "pid", F_PID, proto_daemon, pid),
 	FD(I_DAEMON, "sessions", F_U32, proto_daemon, sessions),
+	FD(I_DAEMON, "detaching", F_U32, proto_daemon, detaching),
 	FD(I_DAEMON, "max_hold_ns", F_U64, proto_daemon, max_hold_ns),
 	FD(I_DAEMON, "kfd", F_KFD, proto_daemon, kfd),
 	FD(I_SESSION, "pid", F_PID, proto_session, pid),

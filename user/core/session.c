@@ -95,7 +95,7 @@ int session_handle_event(struct session *s, struct gp_err *e)
 
 	while (read(s->pipe_rd, buf, sizeof(buf)) > 0)
 		;
-	if (!s->alive || !s->enabled)
+	if (!s->tr.alive || !s->enabled)
 		return 0;
 	for (i = 0; i < MAX_EVENTS_PER_WAKE; i++) {
 		/* Peek (clear nothing): the runtime info below can only be
@@ -147,7 +147,7 @@ int session_handle_event(struct session *s, struct gp_err *e)
 
 /* ---- open / close ----------------------------------------------------- */
 
-static void session_free(struct session *s)
+void session_free(struct session *s)
 {
 	if (s->pipe_rd >= 0)
 		close(s->pipe_rd);
@@ -158,7 +158,8 @@ static void session_free(struct session *s)
 	free(s);
 }
 
-struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e)
+struct session *session_open(struct kfd *kfd, pid_t pid,
+			     struct session **detaching, struct gp_err *e)
 {
 	struct kfd_runtime_info ri;
 	struct session *s;
@@ -202,11 +203,11 @@ struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e)
 	s->pipe_rd = fds[0];
 	s->pipe_wr = fds[1];
 
-	if (ptrace(PTRACE_SEIZE, pid, 0, 0) < 0) {
-		kfd_err(e, KFD_CALL_PTRACE, pid, errno);
+	r = tracee_seize(&s->tr, pid);
+	if (r < 0) {
+		kfd_err(e, KFD_CALL_PTRACE, pid, -r);
 		goto fail;
 	}
-	s->alive = true;
 	r = kfd_dbg_enable(kfd, pid, s->pipe_wr, GP_EC_PROCESS_RUNTIME, &ri);
 	if (r < 0) {
 		kfd_err(e, KFD_CALL_ENABLE, pid, -r);
@@ -223,34 +224,11 @@ struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e)
 		goto fail;
 	return s;
 fail:
-	session_close(s);
+	if (!detaching || session_release(s))
+		session_close(s);
+	else
+		*detaching = s;	/* the caller finishes the detach */
 	return NULL;
-}
-
-void session_close(struct session *s)
-{
-	struct gp_err e;
-
-	if (!s)
-		return;
-	session_handle_wait(s);
-	if (s->alive && s->enabled) {
-		/* Answer a pending runtime handshake first: DISABLE does not
-		 * release a target blocked in RUNTIME_ENABLE. */
-		session_handle_event(s, &e);
-		if (s->n_held)
-			kfd_dbg_resume(s->kfd, s->pid, s->held, s->n_held);
-		/* DISABLE resumes every queue still suspended. */
-		kfd_dbg_disable(s->kfd, s->pid);
-	}
-	/*
-	 * detach() interrupts the leader after DISABLE: if it raced into
-	 * RUNTIME_ENABLE between the drain above and DISABLE, its
-	 * down_interruptible() returns -EINTR, the runtime retries the
-	 * ioctl and, debug now off, it returns at once.
-	 */
-	session_detach(s);
-	session_free(s);
 }
 
 /* ---- accessors -------------------------------------------------------- */
@@ -267,7 +245,7 @@ int session_event_fd(const struct session *s)
 
 bool session_alive(const struct session *s)
 {
-	return s->alive && s->enabled;
+	return s->tr.alive && s->enabled && !s->tr.detaching;
 }
 
 uint32_t session_runtime_state(const struct session *s)

@@ -22,9 +22,11 @@
  *     PTRACE_LISTEN, and notices the target's exit. Calling it when
  *     nothing is pending is harmless; calling it periodically (e.g. every
  *     poll timeout) is a good safety net;
- *  3. session_close() on every exit path (normal end, error, SIGINT,
- *     SIGTERM, SIGHUP): it resumes what it suspended, DISABLEs debug (the
- *     kernel then resumes all queues) and detaches.
+ *  3. on every exit path (normal end, error, SIGINT, SIGTERM, SIGHUP)
+ *     session_release(), which resumes what it suspended, DISABLEs debug
+ *     (the kernel then resumes all queues) and begins the detach, then
+ *     session_detach_poll() until done and session_free() (a one-shot
+ *     holder that exits next may call session_close()).
  * If the holder is SIGKILLed, the kernel's mm-release notifier of the
  * holder DISABLEs debug on every target, which resumes their queues.
  *
@@ -66,19 +68,42 @@ int session_check_target(pid_t pid, struct gp_err *e);
  * (clearing EC_QUEUE_NEW). kfd must stay open for the session's life and
  * may be shared by many sessions. NULL on failure, with e filled (exit
  * codes: 8 target, 9 busy/another debugger, 7 no debug API, 3 privilege).
- * Everything done before the failure is undone.
+ * Everything done before the failure is undone; when the detach that
+ * undoes the attach cannot finish at once (tracee.h) and detaching is
+ * not NULL, *detaching gets the session to finish with
+ * session_detach_poll() and session_free(); with NULL, session_close().
  */
-struct session *session_open(struct kfd *kfd, pid_t pid, struct gp_err *e);
+struct session *session_open(struct kfd *kfd, pid_t pid,
+			     struct session **detaching, struct gp_err *e);
 
 /*
- * Block SIGINT, SIGTERM, SIGHUP and SIGCHLD and return a non-blocking
- * signalfd for them (-errno on failure; *old gets the previous mask), so
- * a holder's poll loop turns every stop request into session_close()
- * and every ptrace stop into session_handle_wait().
+ * Block SIGINT, SIGTERM, SIGHUP, SIGCHLD and the job-control stops
+ * (SIGTSTP, SIGTTIN, SIGTTOU: a stopped holder would stretch its hold)
+ * and return a non-blocking signalfd for them (-errno on failure; *old
+ * gets the previous mask), so a holder's poll loop turns every stop
+ * request into session_close(), every ptrace stop into
+ * session_handle_wait(), and ignores the rest.
  */
 int session_signalfd(sigset_t *old);
+/* SIGINT, SIGTERM, SIGHUP end a hold; the other signals of the set do not. */
+bool session_signal_ends_hold(int sig);
 
-/* Resume what this session suspended, DISABLE, detach, free. NULL ok. */
+/*
+ * Teardown without blocking (the daemon): resume what this session
+ * suspended, DISABLE (the kernel resumes every queue), begin the detach.
+ * 1 when the target is detached or gone, 0 when the detach is pending:
+ * poll session_detach_poll() on SIGCHLD and periodically until it
+ * returns 1, then session_free(). Never free a session before: its
+ * target would stay traced, stopped or an unreaped zombie (tracee.h).
+ */
+int session_release(struct session *s);
+int session_detach_poll(struct session *s);
+void session_free(struct session *s);
+/*
+ * One-shot holders: release, wait for the detach up to 2 s, free. NULL
+ * ok. The caller must exit soon after: the kernel completes a detach
+ * left pending when its tracer exits.
+ */
 void session_close(struct session *s);
 
 pid_t session_pid(const struct session *s);

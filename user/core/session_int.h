@@ -8,12 +8,13 @@
 #define GP_SESSION_INT_H
 
 #include "session.h"
+#include "tracee.h"
 
 struct session {
 	struct kfd *kfd;
 	pid_t pid;
 	int pipe_rd, pipe_wr;
-	bool alive;
+	struct tracee tr;	/* the ptrace side; tr.alive: not exited */
 	bool enabled;		/* DBG_TRAP ENABLE succeeded */
 	uint32_t runtime_state;
 	struct kfd_queue_snapshot_entry *snap;
@@ -29,7 +30,5 @@ struct session {
  * detaches if it does not.
  */
 void session_mark_gone_if(struct session *s, int r);
-/* PTRACE_INTERRUPT, wait for the stop, PTRACE_DETACH (session_ptrace.c). */
-void session_detach(struct session *s);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A session's ptrace side: reaping the target's stops so it behaves as
- * if untraced, detaching, and the signalfd a holder's loop polls.
+ * A session's teardown and ptrace side (the ptrace work is tracee.c's),
+ * and the signalfd a holder's loop polls.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,113 +20,60 @@
 #include "session_int.h"
 #include "util.h"
 
-/* How long session_close() waits for the target's interrupt stop. */
+/* How long session_close() (one-shot holders) waits for the detach. */
 #define DETACH_WAIT_MS 2000
 
-/* ---- ptrace ----------------------------------------------------------- */
-
-static bool is_stop_signal(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-	       sig == SIGTTOU;
-}
-
-/*
- * Resume the tracee from one ptrace stop so that it behaves as if
- * untraced (PTRACE_SEIZE semantics, ptrace(2) "Group-stop" and
- * "Signal-delivery-stop").
- */
-static void pass_stop(pid_t pid, int status)
-{
-	int sig = WSTOPSIG(status);
-	int event = status >> 16;
-
-	if (event == PTRACE_EVENT_STOP) {
-		if (is_stop_signal(sig))
-			/* group-stop: stay stopped until SIGCONT */
-			ptrace(PTRACE_LISTEN, pid, 0, 0);
-		else
-			/* PTRACE_INTERRUPT or SIGCONT-after-LISTEN */
-			ptrace(PTRACE_CONT, pid, 0, 0);
-	} else if (event) {
-		ptrace(PTRACE_CONT, pid, 0, 0);
-	} else {
-		/* signal-delivery-stop: deliver the signal after all */
-		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
-	}
-}
+/* ---- ptrace (tracee.c does the work) --------------------------------- */
 
 int session_handle_wait(struct session *s)
 {
-	int status;
-	pid_t r;
-
-	while (s->alive) {
-		r = waitpid(s->pid, &status, __WALL | WNOHANG);
-		if (r == 0)
-			return 0;
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			/* ECHILD: no longer our tracee, so it is gone */
-			s->alive = false;
-			break;
-		}
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			s->alive = false;
-			break;
-		}
-		if (WIFSTOPPED(status))
-			pass_stop(s->pid, status);
-	}
+	tracee_reap(&s->tr);
 	return session_alive(s) ? 0 : 1;
 }
 
 /*
- * PTRACE_DETACH needs a stopped tracee: interrupt it, wait for the stop
- * (passing on any signal stop met on the way), then detach. A signal
- * stop is detached with its signal, so nothing is lost.
+ * DISABLE before the detach: if the leader raced into RUNTIME_ENABLE
+ * between the drain and DISABLE, the interrupt of the detach makes its
+ * down_interruptible() return -EINTR, the runtime retries the ioctl and,
+ * debug now off, it returns at once.
  */
-void session_detach(struct session *s)
+int session_release(struct session *s)
 {
-	struct timespec ts = { 0, 1000000 };
-	int status, i;
-	pid_t r;
+	struct gp_err e;
 
-	if (!s->alive)
-		return;
-	if (ptrace(PTRACE_INTERRUPT, s->pid, 0, 0) < 0) {
-		s->alive = errno != ESRCH;
-		return;
+	tracee_reap(&s->tr);
+	if (s->tr.alive && s->enabled && !s->tr.detaching) {
+		/* Answer a pending runtime handshake first: DISABLE does not
+		 * release a target blocked in RUNTIME_ENABLE. */
+		session_handle_event(s, &e);
+		if (s->n_held)
+			kfd_dbg_resume(s->kfd, s->pid, s->held, s->n_held);
+		/* DISABLE resumes every queue still suspended. */
+		kfd_dbg_disable(s->kfd, s->pid);
+		s->enabled = false;
+		s->n_held = 0;
 	}
-	for (i = 0; i < DETACH_WAIT_MS; i++) {
-		r = waitpid(s->pid, &status, __WALL | WNOHANG);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || (r > 0 && !WIFSTOPPED(status))) {
-			s->alive = false;
-			return;
-		}
-		if (r == 0) {
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		if ((status >> 16) == PTRACE_EVENT_STOP) {
-			/* interrupt or group stop: a group-stopped tracee
-			 * stays stopped after detach, as it should */
-			ptrace(PTRACE_DETACH, s->pid, 0, 0);
-			return;
-		}
-		if (status >> 16) {
-			ptrace(PTRACE_CONT, s->pid, 0, 0);
-			continue;
-		}
-		ptrace(PTRACE_DETACH, s->pid, 0,
-		       (void *)(long)WSTOPSIG(status));
+	return tracee_detach_begin(&s->tr);
+}
+
+int session_detach_poll(struct session *s)
+{
+	return tracee_detach_poll(&s->tr);
+}
+
+void session_close(struct session *s)
+{
+	struct timespec ts = { 0, NSEC_PER_MSEC };
+	uint64_t end = monotonic_ns() + DETACH_WAIT_MS * NSEC_PER_MSEC;
+
+	if (!s)
 		return;
-	}
-	/* Still running after DETACH_WAIT_MS (e.g. in an uninterruptible
-	 * sleep): the kernel detaches it when this process exits. */
+	/* a one-shot holder exits right after: what is left undone here
+	 * the kernel finishes when it does (exit_ptrace) */
+	for (int done = session_release(s); !done && monotonic_ns() < end;
+	     done = session_detach_poll(s))
+		nanosleep(&ts, NULL);
+	session_free(s);
 }
 
 int session_signalfd(sigset_t *old)
@@ -139,6 +86,14 @@ int session_signalfd(sigset_t *old)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	/*
+	 * Job-control stops too: a holder stopped by Ctrl-Z cannot end its
+	 * hold, so --for would last until SIGCONT. Blocked, they never stop
+	 * us; the loop reads them and says they are ignored.
+	 */
+	sigaddset(&set, SIGTSTP);
+	sigaddset(&set, SIGTTIN);
+	sigaddset(&set, SIGTTOU);
 	if (sigprocmask(SIG_BLOCK, &set, old))
 		return -errno;
 	/*
@@ -155,4 +110,9 @@ int session_signalfd(sigset_t *old)
 		sigprocmask(SIG_SETMASK, old, NULL);
 	}
 	return fd;
+}
+
+bool session_signal_ends_hold(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
 }

@@ -53,7 +53,9 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(s + n, units[i].suffix))
 			continue;
-		if (v > UINT64_MAX / units[i].mult)
+		/* INT64_MAX: now + d never wraps a monotonic deadline, and
+		 * it stays a valid signed time (timespec, timerfd) */
+		if (v > GP_DURATION_MAX_NS / units[i].mult)
 			return -EINVAL;
 		*ns = v * units[i].mult;
 		return 0;

@@ -11,10 +11,14 @@
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
 
+/* The longest duration accepted anywhere (292 years): see parse_duration_ns. */
+#define GP_DURATION_MAX_NS ((uint64_t)INT64_MAX)
+
 /*
  * "250ms", "10s", "2m", "1h", "500us", "100ns"; a bare number is seconds,
  * as in libbpf-tools' -d. The number is decimal. Returns 0 and sets *ns,
- * or -EINVAL (also when the value overflows 64-bit nanoseconds).
+ * or -EINVAL, also above GP_DURATION_MAX_NS: a hold of "5000000h" fits
+ * 64 bits but now + it wraps, which made it end at once.
  */
 int parse_duration_ns(const char *s, uint64_t *ns);
 /*

@@ -32,6 +32,7 @@ static void print_daemon(const struct ctl_out *o, const struct proto_daemon *d)
 		json_str(&j, "type", "daemon");
 		json_s64(&j, "pid", d->pid);
 		json_u64(&j, "sessions", d->sessions);
+		json_u64(&j, "detaching", d->detaching);
 		json_u64(&j, "max_hold_ns", d->max_hold_ns);
 		if (d->kfd) {
 			char v[24];
@@ -44,8 +45,12 @@ static void print_daemon(const struct ctl_out *o, const struct proto_daemon *d)
 		return;
 	}
 	fmt_ns(t, sizeof(t), d->max_hold_ns);
-	printf("daemon pid %d: %u session%s, max hold %s\n", d->pid,
+	printf("daemon pid %d: %u session%s, max hold %s", d->pid,
 	       d->sessions, d->sessions == 1 ? "" : "s", t);
+	if (d->detaching)
+		printf(", %u detach%s pending", d->detaching,
+		       d->detaching == 1 ? "" : "es");
+	printf("\n");
 }
 
 static void print_session(const struct ctl_out *o,

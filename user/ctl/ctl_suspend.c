@@ -73,6 +73,18 @@ static void print_attach(const struct ctl_out *o, struct session *s,
 	fflush(stdout);
 }
 
+/* Ctrl-Z while holding: a stopped holder could not end the hold. */
+static void print_ignored(const struct ctl_out *o, pid_t pid, int sig)
+{
+	char text[160];
+
+	snprintf(text, sizeof(text), "%s ignored while holding pid %d: the "
+		 "hold ends at --for or on SIGINT/SIGTERM", strsignal(sig),
+		 pid);
+	ctl_print_step(o, "signal_ignored", pid, "signal",
+		       sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", text);
+}
+
 /*
  * Signals that end a hold, plus SIGCHLD (ptrace stops of the target),
  * are blocked from the start and read from a signalfd: one arriving
@@ -132,10 +144,12 @@ static enum hold_end hold(const struct ctl_out *o, struct session *s,
 		if (session_handle_event(s, &e))
 			ctl_report(o, &e);
 		while (r > 0 && read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo != SIGCHLD) {
+			if (session_signal_ends_hold(si.ssi_signo)) {
 				*sig = si.ssi_signo;
 				return HOLD_SIGNAL;
 			}
+			if (si.ssi_signo != SIGCHLD)
+				print_ignored(o, session_pid(s), si.ssi_signo);
 		}
 		if (session_handle_wait(s))
 			return HOLD_TARGET_EXIT;
@@ -211,7 +225,7 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 		goto cleanup;
 	}
 	t0 = monotonic_ns();
-	s = session_open(&k, pid, &e);
+	s = session_open(&k, pid, NULL, &e);
 	if (!s) {
 		ret = ctl_report(&o, &e);
 		goto cleanup;
@@ -319,7 +333,7 @@ int ctl_cmd_resume(const struct ctl_args *a)
 	ret = ctl_prepare(&o, "resume", a->pid, &k);
 	if (ret)
 		return ret;
-	s = session_open(&k, a->pid, &e);
+	s = session_open(&k, a->pid, NULL, &e);
 	if (!s) {
 		ret = ctl_report(&o, &e);
 		goto cleanup;

@@ -23,7 +23,7 @@
 /* Returns the signal that ended the loop. */
 static int loop(struct daemon *d)
 {
-	struct pollfd p[3 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS + 1 +
+	struct pollfd p[4 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS + 1 +
 			MHTTP_MAX_CONN];
 	struct signalfd_siginfo si;
 	uint32_t i, nt, nc;
@@ -45,7 +45,9 @@ static int loop(struct daemon *d)
 			/* no new request before the last reply left */
 			p[n++] = (struct pollfd){ d->c[i]->fd,
 				d->c[i]->out_len ? POLLOUT : POLLIN, 0 };
-		/* the metrics endpoint's fds come last (metrics_http.h) */
+		/* the log, when lines wait (last: the indices above hold) */
+		p[n++] = (struct pollfd){ dlog_fd(), POLLOUT, 0 };
+		/* then the metrics endpoint's fds (metrics_http.h) */
 		nm = mhttp_pollfds(&d->http, p + n);
 		timeout = mhttp_timeout_ms(&d->http, monotonic_ns());
 		timeout = timeout >= 0 && timeout < TICK_MS ? timeout : TICK_MS;
@@ -60,16 +62,24 @@ static int loop(struct daemon *d)
 				daemon_reload(d);	/* holds kept */
 				continue;
 			}
-			if (si.ssi_signo != SIGCHLD)
+			if (session_signal_ends_hold(si.ssi_signo))
 				return si.ssi_signo;
-			chld = true;
+			if (si.ssi_signo == SIGCHLD)
+				chld = true;
+			else
+				dlog("%s ignored: a stopped daemon could not "
+				     "end its holds", strsignal(si.ssi_signo));
 		}
 		/* SIGCHLDs merge, and KFD writes the pipe byte after the
 		 * event is visible: the tick looks at every target */
+		if (p[n - 1].revents)
+			dlog_flush();
 		now = monotonic_ns();
 		targets_service(d, p + 3, nt, chld || now >= next_tick);
-		if (now >= next_tick)
+		if (now >= next_tick) {
 			next_tick = now + TICK_MS * NSEC_PER_MSEC;
+			clients_expire(d, now);
+		}
 		if (r > 0 && p[1].revents)
 			while (read(d->tfd, &ticks, sizeof(ticks)) > 0)
 				;
@@ -94,6 +104,9 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 
 	if (dsock_resolve_group(d, e))
 		return -1;
+	if (dlog_open())
+		return gp_err_set(e, GP_EXIT_FAILURE, errno, "cannot set up the "
+				  "log on stderr: %s", strerror(errno));
 	/* signals first: a SIGTERM during start-up still cleans up */
 	d->sfd = session_signalfd(old);
 	if (d->sfd < 0)
@@ -141,6 +154,7 @@ int daemon_main(const struct daemon_opts *o)
 	d.path = o->socket ? o->socket : PROTO_DEFAULT_SOCKET;
 	d.max_hold_ns = o->max_hold_ns ? o->max_hold_ns :
 			DAEMON_DEFAULT_MAX_HOLD_NS;
+	d.idle_ns = o->idle_ns ? o->idle_ns : DAEMON_IDLE_NS;
 	if (start(&d, &old, &blocked, &e)) {
 		fprintf(stderr, "%sgpreempt-ctl: %s\n", dlog_prefix(LOG_ERR), e.msg);
 		ret = e.exit ? e.exit : GP_EXIT_FAILURE;
@@ -169,5 +183,6 @@ int daemon_main(const struct daemon_opts *o)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (d.kfd_ok)
 		kfd_close(&d.kfd);
+	dlog_close();
 	return ret;
 }

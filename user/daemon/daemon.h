@@ -35,8 +35,16 @@
 struct config;
 
 #define DAEMON_DEFAULT_MAX_HOLD_NS (10ULL * 1000000000ULL)
-/* Connected clients at once; more are told so and closed. */
+/*
+ * Connected clients at once; more are told so and closed. Non-root
+ * clients get all but DAEMON_ROOT_SLOTS of them, so root can always
+ * connect to see and end what others do.
+ */
 #define DAEMON_MAX_CLIENTS 64
+#define DAEMON_ROOT_SLOTS 8
+/* A connection with no request read and no reply taken this long is
+ * closed (a client that stops reading, or never writes). */
+#define DAEMON_IDLE_NS (30ULL * 1000000000ULL)
 
 struct daemon_opts {
 	const char *socket;	/* NULL: PROTO_DEFAULT_SOCKET */
@@ -45,6 +53,7 @@ struct daemon_opts {
 	const char *ready;	/* written with our pid once listening */
 	const char *send;	/* client mode (ctl_send_raw): this line */
 	bool verbose;		/* log every request */
+	uint64_t idle_ns;	/* 0: DAEMON_IDLE_NS (tests set it) */
 	bool help;		/* --help printed: exit 0 */
 	const char *config;	/* --config FILE, or NULL */
 	const char *metrics;	/* --metrics ADDR, or NULL: off */

@@ -12,6 +12,7 @@
 
 #include "daemon_int.h"
 #include "exitcodes.h"
+#include "util.h"
 
 /* A client that does not read its replies is dropped past this. */
 #define CLIENT_MAX_OUT (1024 * 1024)
@@ -88,6 +89,7 @@ static int client_flush(struct client *c)
 			return -1;
 		c->out_len -= n;
 		memmove(c->out, c->out + n, c->out_len);
+		c->last_ns = monotonic_ns();
 	}
 	return c->closing ? -1 : 0;
 }
@@ -117,6 +119,16 @@ static bool peer_allowed(struct daemon *d, int fd, const struct ucred *uc)
 	return false;
 }
 
+/* Connected clients that are not root. */
+static uint32_t users(const struct daemon *d)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->n_c; i++)
+		n += d->c[i]->uid != 0;
+	return n;
+}
+
 void client_accept(struct daemon *d)
 {
 	struct ucred uc;
@@ -137,11 +149,21 @@ void client_accept(struct daemon *d)
 	c->fd = fd;
 	c->uid = uc.uid;
 	c->pid = uc.pid;
+	c->last_ns = monotonic_ns();
 	if (d->n_c == DAEMON_MAX_CLIENTS) {
 		dm_clients_rejected();
 		gp_err_set(&e, GP_EXIT_DAEMON, EMFILE, "the daemon serves %d "
 			   "clients already: try again later",
 			   DAEMON_MAX_CLIENTS);
+		c->closing = true;
+	} else if (uc.uid && users(d) >= DAEMON_MAX_CLIENTS -
+		   DAEMON_ROOT_SLOTS) {
+		/* root can always get in: to see and end what others do */
+		gp_err_set(&e, GP_EXIT_DAEMON, EMFILE, "the daemon serves %d "
+			   "non-root clients already, its limit (%d more "
+			   "slots are kept for root): try again later",
+			   DAEMON_MAX_CLIENTS - DAEMON_ROOT_SLOTS,
+			   DAEMON_ROOT_SLOTS);
 		c->closing = true;
 	} else if (!peer_allowed(d, fd, &uc)) {
 		dlog_at(LOG_WARNING, "refused pid %d uid %u gid %u: not root%s%s", uc.pid,
@@ -180,6 +202,7 @@ static int client_read(struct daemon *d, struct client *c)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	if (n == 0)
 		return -1;	/* a partial line without "\n" is dropped */
+	c->last_ns = monotonic_ns();
 	c->in_len += n;
 	while (!c->closing && (nl = memchr(c->in, '\n', c->in_len))) {
 		used = nl + 1 - c->in;
@@ -214,4 +237,20 @@ void client_event(struct daemon *d, uint32_t i, short ev)
 		r = client_read(d, c);
 	if (r < 0)
 		client_close(d, i);
+}
+
+void clients_expire(struct daemon *d, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = d->n_c; i-- > 0;) {
+		struct client *c = d->c[i];
+
+		if (now - c->last_ns < d->idle_ns)
+			continue;
+		dlog("closed the connection of pid %d uid %u: %s for %llu s",
+		     c->pid, c->uid, c->out_len ? "not reading its reply" :
+		     "idle", (unsigned long long)(d->idle_ns / NSEC_PER_SEC));
+		client_close(d, i);
+	}
 }

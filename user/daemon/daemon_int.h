@@ -26,6 +26,8 @@ struct target {
 	pid_t pid;
 	uint64_t held_since;	/* monotonic ns of the first suspend, 0 */
 	uint64_t deadline;	/* resume at this monotonic ns, 0: none */
+	bool detaching;		/* released, detach pending (tracee.h):
+				 * kept until the target can stop */
 };
 
 /* One connection. */
@@ -34,6 +36,7 @@ struct client {
 	uid_t uid;
 	pid_t pid;
 	bool closing;		/* close once out is flushed */
+	uint64_t last_ns;	/* monotonic ns of its last progress */
 	size_t in_len, out_len, out_cap;
 	char in[PROTO_MAX_REQ];
 	char *out;
@@ -46,6 +49,7 @@ struct daemon {
 	uint64_t req_ns;		/* monotonic arrival of the request */
 	const char *path;
 	uint64_t max_hold_ns;
+	uint64_t idle_ns;	/* a connection without progress is closed */
 	int lfd, sfd, tfd;
 	dev_t sock_dev;		/* our socket inode: unlink only it */
 	ino_t sock_ino;
@@ -54,19 +58,30 @@ struct daemon {
 	struct kfd kfd;
 	bool kfd_ok;
 	struct target t[PROTO_MAX_SESSIONS];
-	uint32_t n_t;
+	uint32_t n_t;		/* held and detaching */
+	uint32_t n_detaching;
 	struct client *c[DAEMON_MAX_CLIENTS];
 	uint32_t n_c;
 };
 
-/* daemon_log.c: one timestamped line on stderr (LOG_INFO), or at a
- * syslog priority (LOG_ERR, LOG_WARNING, LOG_NOTICE from <syslog.h>),
- * which the journal keeps when stderr is the journal. */
+/*
+ * daemon_log.c: one timestamped line on stderr, never blocking (bounded
+ * buffer, lines dropped and counted when stderr is not read).
+ * dlog_open() once at start; the loop polls dlog_fd() (-1 when nothing
+ * waits) for POLLOUT and calls dlog_flush(). dlog() is LOG_INFO; dlog_at()
+ * takes a syslog priority (LOG_ERR, LOG_WARNING, ... from <syslog.h>),
+ * which the journal keeps when stderr is the journal.
+ */
 void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void dlog_at(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "<3>" etc. when stderr is the journal, else "": for other stderr lines. */
 const char *dlog_prefix(int prio);
+int dlog_open(void);
+void dlog_close(void);
+int dlog_fd(void);
+void dlog_flush(void);
+uint64_t dlog_dropped(void);
 
 /* daemon_reload.c: SIGHUP. */
 void daemon_reload(struct daemon *d);
@@ -92,6 +107,8 @@ void client_accept(struct daemon *d);
 void client_close(struct daemon *d, uint32_t i);
 /* Serve what the poll said about client i; closes it when done. */
 void client_event(struct daemon *d, uint32_t i, short revents);
+/* Close connections that made no progress for idle_ns. */
+void clients_expire(struct daemon *d, uint64_t now);
 /* Queue reply lines; a client past its limit is closed. */
 void reply_line(struct client *c, const char *buf, int n);
 void reply_err(struct client *c, const struct gp_err *e);
@@ -102,9 +119,11 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 		    size_t len);
 
 /* daemon_targets.c */
+/* The held target of pid (a detaching one is not held). */
 struct target *target_find(struct daemon *d, pid_t pid);
 /* The warm session of pid, attaching on first use; NULL with e. */
 struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e);
+/* Release t; it leaves the table now or once its detach is done. */
 void target_drop(struct daemon *d, struct target *t);
 void target_info(const struct target *t, struct proto_session *ps);
 /* After a suspend (for_ns: 0 or the requested hold) or a resume. */

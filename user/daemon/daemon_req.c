@@ -21,7 +21,8 @@ static void do_status(struct daemon *d, struct client *c,
 		      const struct proto_req *q)
 {
 	struct proto_daemon pd = {
-		.pid = getpid(), .sessions = d->n_t,
+		.pid = getpid(), .sessions = d->n_t - d->n_detaching,
+		.detaching = d->n_detaching,
 		.max_hold_ns = d->max_hold_ns, .kfd = d->kfd_ok,
 		.kfd_major = d->kfd_ok ? d->kfd.major : 0,
 		.kfd_minor = d->kfd_ok ? d->kfd.minor : 0,
@@ -31,7 +32,7 @@ static void do_status(struct daemon *d, struct client *c,
 
 	reply_line(c, buf, proto_format_daemon(buf, sizeof(buf), &pd));
 	for (i = 0; i < d->n_t; i++)
-		if (!q->pid || d->t[i].pid == q->pid)
+		if (!d->t[i].detaching && (!q->pid || d->t[i].pid == q->pid))
 			reply_session(c, &d->t[i]);
 	reply_ok(c);
 }

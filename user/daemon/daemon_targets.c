@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <time.h>
 
 #include "daemon_int.h"
 #include "exitcodes.h"
 #include "util.h"
 
-struct target *target_find(struct daemon *d, pid_t pid)
+static struct target *slot(struct daemon *d, pid_t pid)
 {
 	uint32_t i;
 
@@ -22,11 +23,39 @@ struct target *target_find(struct daemon *d, pid_t pid)
 	return NULL;
 }
 
+struct target *target_find(struct daemon *d, pid_t pid)
+{
+	struct target *t = slot(d, pid);
+
+	return t && !t->detaching ? t : NULL;
+}
+
+static void forget(struct daemon *d, struct target *t)
+{
+	if (t->detaching)
+		d->n_detaching--;
+	session_free(t->s);
+	*t = d->t[--d->n_t];
+}
+
+/* A detach that could not finish at once: keep the target until it does. */
+static void keep_detaching(struct daemon *d, struct target *t)
+{
+	t->detaching = true;
+	t->held_since = t->deadline = 0;
+	d->n_detaching++;
+	dlog("pid %d cannot stop yet (in a vfork or an uninterruptible "
+	     "sleep, or its leader exited before its threads): its detach "
+	     "finishes when it can", t->pid);
+}
+
 void target_drop(struct daemon *d, struct target *t)
 {
 	dm_gone(t->pid);
-	session_close(t->s);
-	*t = d->t[--d->n_t];
+	if (t->detaching || session_release(t->s))
+		forget(d, t);
+	else
+		keep_detaching(d, t);
 }
 
 /*
@@ -48,11 +77,17 @@ static int need_kfd(struct daemon *d, struct gp_err *e)
 struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
 {
 	struct target *t = target_find(d, pid);
-	struct session *s;
+	struct session *s, *pending = NULL;
 	uint64_t t0;
 
 	if (t)
 		return t;
+	if (slot(d, pid)) {
+		gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d is still being "
+			   "detached (it cannot stop yet, e.g. it waits for "
+			   "a vfork child): try again once it can", pid);
+		return NULL;
+	}
 	if (session_check_pid(pid, e) || need_kfd(d, e))
 		return NULL;
 	if (d->n_t == PROTO_MAX_SESSIONS) {
@@ -62,13 +97,17 @@ struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
 		return NULL;
 	}
 	t0 = monotonic_ns();
-	s = session_open(&d->kfd, pid, e);
-	if (!s)
+	s = session_open(&d->kfd, pid, &pending, e);
+	if (!s && !pending)
 		return NULL;
 	t = &d->t[d->n_t++];
 	memset(t, 0, sizeof(*t));
-	t->s = s;
+	t->s = s ? s : pending;
 	t->pid = pid;
+	if (!s) {
+		keep_detaching(d, t);
+		return NULL;
+	}
 	dlog("attached to pid %d (runtime %s, %.3f ms)", pid,
 	     kfd_runtime_state_name(session_runtime_state(s)),
 	     (monotonic_ns() - t0) / 1e6);
@@ -201,6 +240,13 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 
 		if (!all && !ev[i].revents)
 			continue;
+		if (t->detaching) {
+			if (session_detach_poll(t->s)) {
+				dlog("detached from pid %d at last", t->pid);
+				forget(d, t);
+			}
+			continue;
+		}
 		if (session_handle_event(t->s, &e))
 			dlog_at(LOG_WARNING, "pid %d: %s", t->pid, e.msg);
 		if (session_handle_wait(t->s) || !session_alive(t->s)) {
@@ -210,15 +256,36 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 	}
 }
 
+/*
+ * Release every target, give the pending detaches a moment, then go:
+ * what is still pending the kernel finishes when this process exits.
+ */
 void targets_shutdown(struct daemon *d, int sig)
 {
+	struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
+	uint64_t end = monotonic_ns() + 2 * NSEC_PER_SEC;
+	uint32_t i, left;
+
 	dlog("%s: resuming and detaching %u target%s", strsignal(sig),
 	     d->n_t, d->n_t == 1 ? "" : "s");
-	while (d->n_t) {
-		struct target *t = &d->t[d->n_t - 1];
+	for (i = 0; i < d->n_t; i++) {
+		struct target *t = &d->t[i];
 
-		target_resume_all(t, "shutdown");
-		session_close(t->s);
-		d->n_t--;
+		if (!t->detaching)
+			target_resume_all(t, "shutdown");
+		t->detaching = !session_release(t->s);
 	}
+	do {
+		for (left = 0, i = 0; i < d->n_t; i++)
+			if (d->t[i].detaching &&
+			    !session_detach_poll(d->t[i].s))
+				left++;
+		if (left)
+			nanosleep(&ts, NULL);
+	} while (left && monotonic_ns() < end);
+	if (left)
+		dlog("%u detach%s pending: the kernel finishes them as we "
+		     "exit", left, left == 1 ? "" : "es");
+	while (d->n_t)
+		session_free(d->t[--d->n_t].s);
 }
