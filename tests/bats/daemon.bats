@@ -3,8 +3,8 @@
 # `gpreempt-ctl daemon` on the host (root, no AMD GPU, no /dev/kfd): its
 # socket (mode, group, stale and live predecessors), the protocol's
 # refusals (exit 2, nothing changed), peer-credential checks, and a clean
-# shutdown on SIGTERM/SIGINT (SIGHUP reloads: tests/bats/config.bats). Holding real targets is tested in
-# the VM (tests/vm/4*.sh).
+# shutdown on SIGTERM/SIGINT (SIGHUP reloads: tests/bats/config.bats).
+# Holding real targets is tested in the VM (tests/vm/4*.sh).
 
 bats_require_minimum_version 1.5.0
 
