@@ -70,7 +70,7 @@ gp_log /tmp/r.out
 left1=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\)$/\1/p" /tmp/r.out)
 if kill -0 $DPID 2>/dev/null &&
    grep -q "reloaded $CONF: --max-hold 20.000 s, verbose; 1 target kept" /tmp/r.log &&
-   grep -q "^daemon pid=$DPID sessions=1 max_hold_ns=20000000000 " /tmp/r.out &&
+   grep -q "^daemon pid=$DPID sessions=1 .*max_hold_ns=20000000000 " /tmp/r.out &&
    [ -n "$left1" ] && [ "$left1" -gt 20000000000 ] &&
    grep -q "^session pid=$TPID .* held=.* held_ns=[1-9]" /tmp/r.out &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
@@ -86,7 +86,7 @@ kill -HUP $DPID
 for _ in $(seq 50); do grep -q "reload refused" /tmp/r.log && break; sleep 0.1; done
 d_send "status pid=$TPID"
 if grep -q "reload refused, running configuration kept: $CONF:3: invalid duration 'soon'" /tmp/r.log &&
-   grep -q "^daemon pid=$DPID sessions=1 max_hold_ns=20000000000 " /tmp/r.out &&
+   grep -q "^daemon pid=$DPID sessions=1 .*max_hold_ns=20000000000 " /tmp/r.out &&
    grep -q "^session pid=$TPID .* held_ns=[1-9]" /tmp/r.out &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
 	gp_ok "$n"
