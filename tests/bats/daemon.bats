@@ -195,6 +195,50 @@ nobody() {
 	stop_daemon TERM
 }
 
+@test "daemon: a group member acts only on its own processes" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	sleep 300 &
+	TARGET=$!
+	setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 300 &
+	local mine=$!
+	start_daemon --group nogroup
+	# another user's process (root's): refused before anything is done,
+	# the refusal names the rule
+	for verb in suspend attach resume detach; do
+		run -3 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+			--send "$verb pid=$TARGET"
+		[[ "$output" == "err 3 1 "*"root or the process's own uid"* ]] ||
+			{ echo "$verb: $output"; false; }
+	done
+	[ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$TARGET/status)" = 0 ]
+	grep -q "refused uid 65534 on pid $TARGET" "$D/log"
+	# its own process passes the rule (and meets the missing /dev/kfd)
+	run -4 --separate-stderr nobody "$CTL" daemon --socket "$SOCK" \
+		--send "suspend pid=$mine"
+	# root acts on anyone's
+	send "attach pid=$mine"
+	[ "$status" -eq 4 ]
+	kill "$mine"
+	stop_daemon TERM
+}
+
+@test "daemon --ready never writes through a planted symlink" {
+	echo precious > "$D/victim"
+	echo precious > "$D/victim2"
+	ln -s "$D/victim" "$D/ready.tmp"
+	ln -s "$D/victim2" "$D/ready"
+	start_daemon
+	# start_daemon saw the planted link's target: wait for the real file
+	for _ in $(seq 100); do
+		[ -L "$D/ready" ] || break
+		sleep 0.05
+	done
+	[ "$(cat "$D/victim")" = precious ]
+	[ "$(cat "$D/victim2")" = precious ]
+	[ ! -L "$D/ready" ] && [ "$(cat "$D/ready")" = "$DPID" ]
+	stop_daemon TERM
+}
+
 @test "daemon exits 0 and removes its socket on SIGTERM, SIGINT" {
 	for sig in TERM INT; do
 		start_daemon

@@ -39,6 +39,7 @@ TEST(qstatus_names)
 {
 	CHECK_STR(kfd_qstatus_name(KFD_Q_OK), "ok");
 	CHECK_STR(kfd_qstatus_name(KFD_Q_INVALID), "invalid");
+	CHECK_STR(kfd_qstatus_name(KFD_Q_NOT_DONE), "not_done");
 	CHECK_STR(kfd_qstatus_name(KFD_Q_ERROR), "error");
 }
 
@@ -118,8 +119,32 @@ TEST(explain_open)
 	CHECK(explains(KFD_CALL_OPEN, EINVAL, GP_EXIT_NO_KFD,
 		       "without a GPU"));
 	CHECK(explains(KFD_CALL_OPEN, EACCES, GP_EXIT_PRIV, "root"));
-	CHECK(explains(KFD_CALL_PTRACE, EPERM, GP_EXIT_PRIV,
-		       "ptrace_scope"));
+}
+
+/*
+ * PTRACE_SEIZE's EPERM has four causes; only one is a missing
+ * capability. The old table said "lacks CAP_SYS_PTRACE ... or" and
+ * exit 3 for all of them, so root refused by Yama or by a container's
+ * non-dumpable process was told to become root.
+ */
+TEST(ptrace_denied)
+{
+	struct gp_err e = {};
+
+	kfd_ptrace_denied(&e, 42, false, 0, 1);
+	CHECK(e.exit == GP_EXIT_PRIV && e.err == EPERM &&
+	      strstr(e.msg, "CAP_SYS_PTRACE"));
+	kfd_ptrace_denied(&e, 42, true, 77, 1);
+	CHECK(e.exit == GP_EXIT_BUSY && strstr(e.msg, "pid 77"));
+	kfd_ptrace_denied(&e, 42, true, 0, 3);
+	CHECK(e.exit == GP_EXIT_TARGET && strstr(e.msg, "ptrace_scope is 3"));
+	CHECK(!strstr(e.msg, "lacks"));
+	kfd_ptrace_denied(&e, 42, true, 0, -1);
+	CHECK(e.exit == GP_EXIT_TARGET && strstr(e.msg, "dumpable") &&
+	      strstr(e.msg, "LSM"));
+	CHECK(!strstr(e.msg, "lacks"));
+	/* what a caller that only has the errno gets is not exit 3 either */
+	CHECK(explains(KFD_CALL_PTRACE, EPERM, GP_EXIT_TARGET, "dumpable"));
 }
 
 TEST(explain_hardware)
@@ -195,6 +220,7 @@ int main(void)
 	RUN(explain_gone);
 	RUN(explain_open);
 	RUN(explain_hardware);
+	RUN(ptrace_denied);
 	RUN(explain_unknown);
 	RUN(err_message);
 	RUN(names);

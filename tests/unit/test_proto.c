@@ -237,10 +237,11 @@ TEST(reply_err_format)
 TEST(reply_status_round_trip)
 {
 	struct proto_daemon d = { 77, 2, 0, 10000000000ULL, true, 1, 17 };
-	struct proto_session s1 = { 42, DEBUG_RUNTIME_STATE_ENABLED, 3, 2,
-				    1500, 8500 };
-	struct proto_session s2 = { 43, DEBUG_RUNTIME_STATE_DISABLED, 0, 0,
-				    0, 0 };
+	/* static: zeroed padding, for the memcmp below */
+	static struct proto_session s1 = {
+		42, DEBUG_RUNTIME_STATE_ENABLED, 3, 2, 1500, 8500, 3 };
+	static struct proto_session s2 = {
+		43, DEBUG_RUNTIME_STATE_DISABLED, 0, 0, 0, 0, 0 };
 	char buf[4096];
 	int n = 0;
 
@@ -248,12 +249,12 @@ TEST(reply_status_round_trip)
 	n += proto_format_session(buf + n, sizeof(buf) - n, &s1);
 	n += proto_format_session(buf + n, sizeof(buf) - n, &s2);
 	n += proto_format_ok(buf + n, sizeof(buf) - n);
-	CHECK_STR(buf, "daemon pid=77 sessions=2 detaching=0 max_hold_ns=10000000000 "
-		  "kfd=1.17\n"
+	CHECK_STR(buf, "daemon pid=77 sessions=2 detaching=0 "
+		  "max_hold_ns=10000000000 kfd=1.17\n"
 		  "session pid=42 runtime=ENABLED queues=3 held=2 "
-		  "held_ns=1500 left_ns=8500\n"
+		  "held_ns=1500 left_ns=8500 resume_failures=3\n"
 		  "session pid=43 runtime=DISABLED queues=0 held=0 "
-		  "held_ns=0 left_ns=0\n"
+		  "held_ns=0 left_ns=0 resume_failures=0\n"
 		  "ok\n");
 	CHECK(reply(buf) == 0 && r.exit == 0 && r.has_daemon);
 	CHECK(r.daemon.pid == 77 && r.daemon.sessions == 2 &&
@@ -323,9 +324,9 @@ TEST(reply_malformed)
 	CHECK(reply("daemon pid=1 sessions=0 detaching=0 max_hold_ns=1 "
 		    "kfd=1\nok\n") == -1);
 	CHECK(reply("session pid=1 runtime=WEIRD queues=0 held=0 held_ns=0 "
-		    "left_ns=0\nok\n") == -1);
+		    "left_ns=0 resume_failures=0\nok\n") == -1);
 	CHECK(reply("session pid=0 runtime=ENABLED queues=0 held=0 "
-		    "held_ns=0 left_ns=0\nok\n") == -1);
+		    "held_ns=0 left_ns=0 resume_failures=0\nok\n") == -1);
 	/* queue list must match requested= */
 	CHECK(reply("op call=suspend pid=1 ret=0 ns=1 snapshot_ns=1 "
 		    "requested=2 ok=2 invalid=0 error=0 queues=1:ok\nok\n")
@@ -352,7 +353,7 @@ TEST(reply_malformed)
 TEST(reply_many_sessions)
 {
 	static char buf[PROTO_MAX_SESSIONS * 128 + 256];
-	struct proto_session s = { 1, 1, 0, 0, 0, 0 };
+	struct proto_session s = { 1, 1, 0, 0, 0, 0, 0 };
 	int n = 0, i;
 
 	for (i = 0; i < PROTO_MAX_SESSIONS; i++) {

@@ -68,7 +68,9 @@ kfd-exerciser open ready:/tmp/e.ready wait runtime-enable \
 	ready:/tmp/e.ready2 sleep:60000 < /tmp/e.fifo > /tmp/e.out 2>&1 5>&- &
 TPID=$!
 if gp_wait_file /tmp/e.ready 10; then
-	gpreempt-ctl suspend -p "$TPID" --for 100ms > /tmp/e.txt 2> /tmp/e.err 5>&-
+	# -q 1: a named queue, which the failed ioctl never touched
+	gpreempt-ctl suspend -p "$TPID" -q 1 --for 100ms -j > /tmp/e.json \
+		2> /tmp/e.err 5>&-
 	rc=$?
 	exec 5>&-
 	if [ $rc -eq 8 ] && gp_wait_file /tmp/e.ready2 10 &&
@@ -77,6 +79,13 @@ if gp_wait_file /tmp/e.ready 10; then
 	else
 		gp_fail "$n" "rc=$rc $(cat /tmp/e.err)"
 		gp_log /tmp/e.out
+	fi
+	n="ctl: a suspend whose ioctl failed reports no queue as ok"
+	if ctl_has /tmp/e.json '.type == "suspend" and .ret < 0 and
+	   (.queues | length) == 1 and .queues[0].status == "not_done"'; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "$(grep suspend /tmp/e.json)"
 	fi
 else
 	exec 5>&-

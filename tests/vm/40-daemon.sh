@@ -85,7 +85,7 @@ fi
 n="daemon attach: warm session, the daemon is the tracer"
 d_send "attach pid=$TPID"
 if [ $rc -eq 0 ] &&
-   grep -q "^session pid=$TPID runtime=ENABLED queues=0 held=0 held_ns=0 left_ns=0$" /tmp/d.out &&
+   grep -q "^session pid=$TPID runtime=ENABLED queues=0 held=0 held_ns=0 left_ns=0 resume_failures=0$" /tmp/d.out &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
 	gp_ok "$n"
 else
@@ -129,7 +129,7 @@ fi
 
 n="daemon resume ends the hold"
 d_send "status pid=$TPID"
-if [ $rc -eq 0 ] && grep -q "^session pid=$TPID .* held_ns=0 left_ns=0$" /tmp/d.out; then
+if [ $rc -eq 0 ] && grep -q "^session pid=$TPID .* held_ns=0 left_ns=0 resume_failures=0$" /tmp/d.out; then
 	gp_ok "$n"
 else
 	gp_fail "$n" "$(cat /tmp/d.out)"

@@ -79,6 +79,22 @@ else
 	gp_log /tmp/wd.log
 fi
 
+# 1b. The client says the hold the daemon applied, not the one it asked.
+n="daemon: the client reports the hold --max-hold applied, not --for"
+gpreempt-ctl suspend -p "$TPID" -q 7 --for 60s --socket $SOCK -j \
+	> /tmp/w4.json 2>&1
+rc=$?
+if [ $rc -eq 10 ] && ctl_has /tmp/w4.json ".type == \"hold\" and
+   .pid == $TPID and .requested_ns == 60000000000 and
+   .hold_ns > 0 and .hold_ns <= 2000000000"; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "rc=$rc"
+	gp_log /tmp/w4.json
+fi
+gpreempt-ctl resume -p "$TPID" --socket $SOCK > /dev/null 2>&1
+sleep 0.5	# a resume event apart from the next case's
+
 # 2. --for 300ms ends the hold sooner than --max-hold.
 n="daemon ends a --for 300ms hold by itself (kernel saw it)"
 gpreempt-ctl suspend -p "$TPID" -q 7 --for 300ms --socket $SOCK > /tmp/w2.out 2>&1

@@ -60,12 +60,14 @@ static const struct explain explain_tab[] = {
 	{ KFD_CALL_OPEN, EPERM, GP_EXIT_PRIV,
 	  "no permission to open " KFD_DEV_PATH,
 	  "run as root (gpreempt-ctl also needs CAP_SYS_PTRACE)" },
-	{ KFD_CALL_PTRACE, EPERM, GP_EXIT_PRIV,
-	  "the kernel refused to ptrace the target: gpreempt-ctl lacks "
-	  "CAP_SYS_PTRACE, /proc/sys/kernel/yama/ptrace_scope forbids it "
-	  "(3 forbids every attach), or the target is already traced",
-	  "run as root; check ptrace_scope and TracerPid in "
-	  "/proc/PID/status" },
+	/* session.c tells the four causes apart (kfd_ptrace_denied) */
+	{ KFD_CALL_PTRACE, EPERM, GP_EXIT_TARGET,
+	  "the kernel refused to ptrace the target: it is already traced, "
+	  "Yama's ptrace_scope forbids it, it is not dumpable in a user "
+	  "namespace where gpreempt-ctl lacks CAP_SYS_PTRACE, an LSM "
+	  "refused it, or gpreempt-ctl lacks CAP_SYS_PTRACE",
+	  "check TracerPid in /proc/PID/status, "
+	  "/proc/sys/kernel/yama/ptrace_scope and the audit log" },
 	{ KFD_CALL_PTRACE, ESRCH, GP_EXIT_TARGET,
 	  "the target has exited", "" },
 	{ KFD_CALL_ENABLE, EPERM, GP_EXIT_TARGET,
@@ -174,6 +176,33 @@ void kfd_err(struct gp_err *e, enum kfd_call call, pid_t pid, int err)
 		gp_err_set(e, exit, err, "%s failed: %s: %s%s%s",
 			   kfd_call_name(call), strerror(err), cause,
 			   *remedy ? "; " : "", remedy);
+}
+
+void kfd_ptrace_denied(struct gp_err *e, pid_t pid, bool has_cap,
+		       pid_t tracer, long yama_scope)
+{
+	if (!has_cap)
+		gp_err_set(e, GP_EXIT_PRIV, EPERM, "ptrace_seize on pid %d "
+			   "failed: gpreempt-ctl lacks CAP_SYS_PTRACE; run it "
+			   "as root", (int)pid);
+	else if (tracer > 0)
+		gp_err_set(e, GP_EXIT_BUSY, EPERM, "ptrace_seize on pid %d "
+			   "failed: it is traced by pid %d already (a debugger "
+			   "or strace); one tracer per process: stop it first",
+			   (int)pid, (int)tracer);
+	else if (yama_scope >= 3)
+		gp_err_set(e, GP_EXIT_TARGET, EPERM, "ptrace_seize on pid %d "
+			   "failed although gpreempt-ctl has CAP_SYS_PTRACE: "
+			   "Yama's ptrace_scope is 3, which forbids every "
+			   "attach until reboot", (int)pid);
+	else
+		gp_err_set(e, GP_EXIT_TARGET, EPERM, "ptrace_seize on pid %d "
+			   "failed although gpreempt-ctl has CAP_SYS_PTRACE: "
+			   "the target is not dumpable in a user namespace "
+			   "where that capability does not reach (a "
+			   "container's process: run gpreempt there), or an "
+			   "LSM (SELinux, AppArmor) refused it: see the audit "
+			   "log", (int)pid);
 }
 
 int kfd_version_check(uint32_t major, uint32_t minor)
@@ -432,6 +461,7 @@ const char *kfd_qstatus_name(enum kfd_qstatus st)
 	case KFD_Q_OK: return "ok";
 	case KFD_Q_INVALID: return "invalid";
 	case KFD_Q_ERROR: return "error";
+	case KFD_Q_NOT_DONE: return "not_done";
 	}
 	return "?";
 }

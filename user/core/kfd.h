@@ -91,6 +91,16 @@ int kfd_explain(enum kfd_call call, int err, const char **cause,
 void kfd_err(struct gp_err *e, enum kfd_call call, pid_t pid, int err);
 
 /*
+ * Pure: PTRACE_SEIZE of pid failed EPERM; which of its causes, into e.
+ * has_cap: CAP_SYS_PTRACE in our effective set; tracer: the target's
+ * TracerPid (0 none); yama_scope: /proc/sys/kernel/yama/ptrace_scope, or
+ * -1 without Yama. Only a missing capability is exit 3 (GP_EXIT_PRIV);
+ * another tracer is 9, Yama 3, a non-dumpable target or an LSM are 8.
+ */
+void kfd_ptrace_denied(struct gp_err *e, pid_t pid, bool has_cap,
+		       pid_t tracer, long yama_scope);
+
+/*
  * Pure: does KFD ioctl version major.minor have the debug-trap API?
  * Returns GP_EXIT_OK or GP_EXIT_NO_DEBUG_API.
  */
@@ -170,12 +180,13 @@ enum kfd_qstatus {
 	KFD_Q_INVALID,		/* no such queue, new (not snapshotted) or
 				 * being destroyed */
 	KFD_Q_ERROR,		/* the hardware failed to (un)map it */
+	KFD_Q_NOT_DONE,		/* the ioctl itself failed: not acted on */
 };
 
 /* Pure decoders of one word written back by SUSPEND/RESUME. */
 uint32_t kfd_queue_word_id(uint32_t word);
 enum kfd_qstatus kfd_queue_word_status(uint32_t word);
-/* "ok", "invalid", "error" */
+/* "ok", "invalid", "error", "not_done" */
 const char *kfd_qstatus_name(enum kfd_qstatus st);
 /* "DISABLED", "ENABLED", "ENABLED_BUSY", "ENABLED_ERROR", "UNKNOWN" */
 const char *kfd_runtime_state_name(uint32_t state);

@@ -99,3 +99,19 @@ int procfs_uids(pid_t pid, uid_t uids[4])
 	uids[3] = u[3];
 	return 0;
 }
+
+long procfs_yama_scope(void)
+{
+	char buf[16];
+	ssize_t n;
+	int fd = open(PROCFS_YAMA_SCOPE, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+#define PROCFS_YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 
 /* /proc/<pid>/<name> into buf (NUL-terminated). Length or -errno. */
 int procfs_read(pid_t pid, const char *name, char *buf, size_t len);
@@ -24,5 +25,8 @@ pid_t procfs_tracer(pid_t pid);
 int procfs_flags(pid_t pid, unsigned long *flags);
 /* Real, effective, saved and fs uid from "Uid:". 0 or -errno. */
 int procfs_uids(pid_t pid, uid_t uids[4]);
+
+/* /proc/sys/kernel/yama/ptrace_scope (0..3), or -1 without Yama. */
+long procfs_yama_scope(void);
 
 #endif

@@ -24,10 +24,14 @@
  *     INFO  = "daemon" kv...   pid sessions detaching max_hold_ns
  *                              kfd=M.m|none
  *           | "session" kv...  pid runtime queues held held_ns left_ns
+ *                              resume_failures
  *           | "op" kv...       call pid ret ns snapshot_ns requested ok
  *                              invalid error [queues=ID:STATUS,...]
  *     FINAL = "ok"
  *           | "err" " " EXIT " " ERRNO " " MESSAGE
+ *   A suspend the kernel accepted replies "op ..." then the target's
+ *   "session ..." line: the hold as applied (left_ns: --max-hold may
+ *   have cut for_ns short).
  *   EXIT is the gpreempt exit code the client should exit with
  *   (exitcodes.h; "ok" means 0), ERRNO the positive errno or 0, MESSAGE
  *   printable ASCII saying what happened and what to do. A suspend where
@@ -100,6 +104,7 @@ struct proto_session {
 	uint32_t held;		/* suspended by the daemon */
 	uint64_t held_ns;	/* since the suspend, 0 if none held */
 	uint64_t left_ns;	/* until the watchdog resumes, 0 if none */
+	uint32_t resume_failures; /* failed resumes in a row (retried) */
 };
 
 struct proto_reply {

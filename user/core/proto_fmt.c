@@ -100,10 +100,10 @@ int proto_format_session(char *buf, size_t len,
 
 	sb_init(&s, buf, len);
 	sb_printf(&s, "session pid=%d runtime=%s queues=%u held=%u "
-		  "held_ns=%llu left_ns=%llu\n", ps->pid,
+		  "held_ns=%llu left_ns=%llu resume_failures=%u\n", ps->pid,
 		  kfd_runtime_state_name(ps->runtime), ps->queues, ps->held,
 		  (unsigned long long)ps->held_ns,
-		  (unsigned long long)ps->left_ns);
+		  (unsigned long long)ps->left_ns, ps->resume_failures);
 	return sb_done(&s);
 }
 

@@ -58,11 +58,11 @@ static int parse_qres(const char *v, size_t n, struct session_op *op)
 		if (!colon || op->nq == PROTO_MAX_QUEUES ||
 		    parse_dec(v, colon - v, PROTO_QUEUE_ID_LIMIT - 1, &id))
 			return -1;
-		for (st = KFD_Q_OK; st <= KFD_Q_ERROR; st++)
+		for (st = KFD_Q_OK; st <= KFD_Q_NOT_DONE; st++)
 			if (proto_tok_is(colon + 1, c - colon - 1,
 				   kfd_qstatus_name(st)))
 				break;
-		if (st > KFD_Q_ERROR)
+		if (st > KFD_Q_NOT_DONE)
 			return -1;
 		op->q[op->nq].id = (uint32_t)id;
 		op->q[op->nq].status = st;
@@ -133,6 +133,8 @@ static const struct field fields[] = {
 	FD(I_SESSION, "held", F_U32, proto_session, held),
 	FD(I_SESSION, "held_ns", F_U64, proto_session, held_ns),
 	FD(I_SESSION, "left_ns", F_U64, proto_session, left_ns),
+	FD(I_SESSION, "resume_failures", F_U32, proto_session,
+	   resume_failures),
 	FD(I_OP, "call", F_CALL, session_op, call),
 	FD(I_OP, "pid", F_PID, session_op, pid),
 	FD(I_OP, "ret", F_INT, session_op, ret),

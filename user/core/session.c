@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "exitcodes.h"
 #include "procfs.h"
 #include "session_int.h"
@@ -204,6 +205,11 @@ struct session *session_open(struct kfd *kfd, pid_t pid,
 	s->pipe_wr = fds[1];
 
 	r = tracee_seize(&s->tr, pid);
+	if (r == -EPERM) {
+		kfd_ptrace_denied(e, pid, caps_have(CAP_SYS_PTRACE),
+				  procfs_tracer(pid), procfs_yama_scope());
+		goto fail;
+	}
 	if (r < 0) {
 		kfd_err(e, KFD_CALL_PTRACE, pid, -r);
 		goto fail;

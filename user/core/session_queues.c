@@ -25,7 +25,7 @@
 int session_snapshot(struct session *s, struct gp_err *e)
 {
 	struct kfd_queue_snapshot_entry *buf;
-	uint32_t num;
+	uint32_t num, filled = 0;
 	int r, tries;
 
 	if (!session_alive(s)) {
@@ -41,7 +41,7 @@ int session_snapshot(struct session *s, struct gp_err *e)
 			s->snap = buf;
 			s->cap_snap = 16;
 		}
-		num = s->cap_snap;
+		num = filled = s->cap_snap;
 		r = kfd_dbg_queue_snapshot(s->kfd, s->pid, s->snap, &num);
 		if (r < 0) {
 			session_mark_gone_if(s, r);
@@ -60,7 +60,12 @@ int session_snapshot(struct session *s, struct gp_err *e)
 		s->snap = buf;
 		s->cap_snap = num + 16;
 	}
-	s->n_snap = s->cap_snap;
+	/*
+	 * Still growing after 4 tries (queues created as fast as we ask):
+	 * keep what the last call filled. The buffer grew after it, and the
+	 * entries past `filled` were never written.
+	 */
+	s->n_snap = filled;
 	return 0;
 nomem:
 	gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
@@ -179,8 +184,9 @@ static int queue_op(struct session *s, enum kfd_call call,
 		op->ret = -ENOMEM;
 		return e->exit;
 	}
+	/* nothing is done to a queue until the kernel says so */
 	for (i = 0; i < nw; i++)
-		op->q[i].id = words[i];
+		op->q[i] = (struct session_qres){ words[i], KFD_Q_NOT_DONE };
 	op->n = op->nq = nw;
 
 	/* Called even with no queue: the kernel's permission checks (runtime
@@ -227,6 +233,7 @@ static int queue_op(struct session *s, enum kfd_call call,
 				held_del(s, op->q[i].id);
 			break;
 		case KFD_Q_ERROR:
+		case KFD_Q_NOT_DONE:	/* never from a status word */
 			op->n_error++;
 			break;
 		}

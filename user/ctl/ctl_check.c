@@ -13,8 +13,8 @@
 #include "ctl_cmd.h"
 #include "exitcodes.h"
 #include "json.h"
+#include "procfs.h"
 
-#define YAMA_PATH "/proc/sys/kernel/yama/ptrace_scope"
 #define TOPOLOGY_NODES "/sys/class/kfd/kfd/topology/nodes"
 
 struct check_ctx {
@@ -48,22 +48,6 @@ static void item(struct check_ctx *c, const char *name, const char *value,
 	}
 	printf("%-14s %-4s %s%s%s\n", name, exit ? "NO" : "ok", value,
 	       *detail ? ": " : "", detail);
-}
-
-static int read_int_file(const char *path, long *v)
-{
-	char buf[64];
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	*v = strtol(buf, NULL, 10);
-	return 0;
 }
 
 /* "key value" lines of a topology properties file. */
@@ -217,7 +201,8 @@ int ctl_cmd_check(const struct ctl_args *a)
 	item(&c, "capabilities", val, ptrace_cap ? 0 : GP_EXIT_PRIV,
 	     ptrace_cap ? "" : "suspend/resume need CAP_SYS_PTRACE (root) "
 	     "and read-write access to " KFD_DEV_PATH);
-	if (read_int_file(YAMA_PATH, &scope)) {
+	scope = procfs_yama_scope();
+	if (scope < 0) {
 		item(&c, "ptrace_scope", "no yama", 0,
 		     "classic ptrace rules");
 	} else {

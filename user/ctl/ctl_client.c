@@ -69,6 +69,7 @@ static void print_session(const struct ctl_out *o,
 		json_u64(&j, "held", s->held);
 		json_u64(&j, "held_ns", s->held_ns);
 		json_u64(&j, "left_ns", s->left_ns);
+		json_u64(&j, "resume_failures", s->resume_failures);
 		json_end(&j);
 		return;
 	}
@@ -110,19 +111,36 @@ static int build_request(const struct ctl_args *a, struct proto_req *q)
 	return 0;
 }
 
-/* After a suspend the daemon accepted: how long it holds the target. */
-static void print_hold(const struct ctl_out *o, pid_t pid, uint64_t for_ns)
+/*
+ * After a suspend the daemon accepted: how long it holds the target, as
+ * it applied it (its session line), which --max-hold may have cut short
+ * of what was asked.
+ */
+static void print_hold(const struct ctl_out *o, const struct proto_reply *r,
+		       pid_t pid, uint64_t asked_ns)
 {
-	char t[32];
+	uint64_t left = r->n_sessions ? r->sessions[0].left_ns : 0;
+	char t[32], t2[32];
+	struct json j;
 
-	if (o->json)
+	if (o->json) {
+		json_begin(&j, stdout);
+		json_str(&j, "type", "hold");
+		json_s64(&j, "pid", pid);
+		json_u64(&j, "hold_ns", left);
+		json_u64(&j, "requested_ns", asked_ns);
+		json_end(&j);
 		return;
-	fmt_ns(t, sizeof(t), for_ns);
-	if (for_ns)
-		printf("the daemon holds pid %d for %s\n", pid, t);
+	}
+	fmt_ns(t, sizeof(t), left);
+	fmt_ns(t2, sizeof(t2), asked_ns);
+	if (asked_ns && left + NSEC_PER_MSEC < asked_ns)
+		printf("the daemon holds pid %d for %s (its --max-hold cuts "
+		       "the %s asked for), or until 'gpreempt-ctl resume "
+		       "--pid %d'\n", pid, t, t2, pid);
 	else
-		printf("the daemon holds pid %d until 'gpreempt-ctl resume "
-		       "--pid %d' or its --max-hold\n", pid, pid);
+		printf("the daemon holds pid %d for %s, or until "
+		       "'gpreempt-ctl resume --pid %d'\n", pid, t, pid);
 }
 
 /* Print a reply like the direct commands print their results. */
@@ -134,15 +152,15 @@ static int print_reply(const struct ctl_out *o, const struct proto_reply *r,
 
 	if (r->has_daemon)
 		print_daemon(o, &r->daemon);
-	for (i = 0; i < r->n_sessions; i++)
+	for (i = 0; !suspend && i < r->n_sessions; i++)
 		print_session(o, &r->sessions[i]);
 	if (r->has_op)
 		ctl_print_op(o, &r->op);
+	if (suspend && r->n_sessions)
+		print_hold(o, r, pid, for_ns);
 	if (r->exit) {
 		gp_err_set(&e, r->exit, r->err, "daemon: %s", r->msg);
 		ctl_report(o, &e);
-	} else if (suspend) {
-		print_hold(o, pid, for_ns);
 	}
 	fflush(stdout);
 	return r->exit;

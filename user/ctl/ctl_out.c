@@ -36,6 +36,8 @@ static const char *qstatus_why(enum kfd_qstatus st)
 		return " (no such queue, or being destroyed)";
 	case KFD_Q_ERROR:
 		return " (the GPU failed to preempt or map it)";
+	case KFD_Q_NOT_DONE:
+		return " (the call failed: nothing was done)";
 	}
 	return "";
 }

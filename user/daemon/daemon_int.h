@@ -24,8 +24,10 @@
 struct target {
 	struct session *s;
 	pid_t pid;
+	uid_t uid;		/* whose request attached it (quota) */
 	uint64_t held_since;	/* monotonic ns of the first suspend, 0 */
 	uint64_t deadline;	/* resume at this monotonic ns, 0: none */
+	uint32_t resume_failures; /* in a row; retried with backoff */
 	bool detaching;		/* released, detach pending (tracee.h):
 				 * kept until the target can stop */
 };
@@ -122,15 +124,20 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 /* The held target of pid (a detaching one is not held). */
 struct target *target_find(struct daemon *d, pid_t pid);
 /* The warm session of pid, attaching on first use; NULL with e. */
-struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e);
+struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
+			  struct gp_err *e);
 /* Release t; it leaves the table now or once its detach is done. */
 void target_drop(struct daemon *d, struct target *t);
 void target_info(const struct target *t, struct proto_session *ps);
 /* After a suspend (for_ns: 0 or the requested hold) or a resume. */
 void hold_start(struct daemon *d, struct target *t, uint64_t for_ns);
 void hold_end(struct target *t);
-/* Resume everything t holds (watchdog, detach, shutdown); why: for the log. */
-void target_resume_all(struct target *t, const char *why);
+/*
+ * Resume everything t holds (watchdog, detach, shutdown); why: for the
+ * log. 0, or -1 when queues stay suspended: the hold goes on with a
+ * retry deadline (backoff) and status reports resume_failures.
+ */
+int target_resume_all(struct target *t, const char *why);
 void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 		     bool all);
 void targets_watchdog(struct daemon *d);

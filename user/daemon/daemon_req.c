@@ -6,6 +6,7 @@
 
 #include "daemon_int.h"
 #include "exitcodes.h"
+#include "procfs.h"
 #include "util.h"
 
 static void reply_session(struct client *c, const struct target *t)
@@ -61,7 +62,8 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 	struct target *t;
 	int r;
 
-	t = suspend ? target_get(d, q->pid, &e) : target_find(d, q->pid);
+	t = suspend ? target_get(d, q->pid, c->uid, &e) :
+		      target_find(d, q->pid);
 	if (!t && !suspend)
 		not_held(q->pid, ": nothing to resume (a one-shot "
 			 "'gpreempt-ctl suspend' resumes when it ends)", &e);
@@ -89,6 +91,9 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		     proto_verb_name(q->verb), q->pid, op.n, op.n_ok,
 		     op.n_invalid, op.n_error, r ? ": " : "", r ? e.msg : "");
 	reply_op(c, &op);
+	/* the hold as applied (--max-hold may have cut for_ns short) */
+	if (suspend && op.ret >= 0)
+		reply_session(c, t);
 	session_op_free(&op);
 	if (r)
 		reply_err(c, &e);
@@ -103,7 +108,7 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 static void do_attach(struct daemon *d, struct client *c, pid_t pid)
 {
 	struct gp_err e = {};
-	struct target *t = target_get(d, pid, &e);
+	struct target *t = target_get(d, pid, c->uid, &e);
 
 	if (!t) {
 		reply_err(c, &e);
@@ -128,6 +133,31 @@ static void do_detach(struct daemon *d, struct client *c, pid_t pid)
 	reply_ok(c);
 }
 
+/*
+ * The rule: the daemon acts on a process for root, or for the process's
+ * own user: its real, effective and saved uid all the client's
+ * (SO_PEERCRED), as ptrace itself would demand. The socket's --group
+ * decides who may talk to the daemon, not whose jobs they may touch.
+ */
+static int authorize(const struct client *c, pid_t pid, struct gp_err *e)
+{
+	uid_t u[4];
+
+	if (c->uid == 0)
+		return 0;
+	if (procfs_uids(pid, u))
+		return gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d",
+				  pid);
+	if (u[0] == c->uid && u[1] == c->uid && u[2] == c->uid)
+		return 0;
+	dlog("refused uid %u on pid %d (uid %u): not its owner", c->uid,
+	     pid, u[0]);
+	return gp_err_set(e, GP_EXIT_PRIV, EPERM, "uid %u may not act on pid "
+			  "%d (uid %u): the daemon acts on a process only for "
+			  "root or the process's own uid (real, effective and "
+			  "saved)", c->uid, pid, u[0]);
+}
+
 void daemon_request(struct daemon *d, struct client *c, const char *line,
 		    size_t len)
 {
@@ -147,6 +177,10 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 		     (int)(len && line[len - 1] == '\n' ? len - 1 : len),
 		     line);
 	dm_request(q.verb);
+	if (q.verb != PROTO_STATUS && authorize(c, q.pid, &e)) {
+		reply_err(c, &e);
+		return;
+	}
 	switch (q.verb) {
 	case PROTO_STATUS:
 		do_status(d, c, &q);

@@ -5,6 +5,7 @@
  * (daemon_int.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -90,6 +91,16 @@ static int clear_stale(const char *path, struct gp_err *e)
 	return 0;
 }
 
+/* Is path still the socket inode st (not replaced, not a link)? */
+static bool same_socket(const char *path, const struct stat *st)
+{
+	struct stat now;
+
+	errno = 0;
+	return !lstat(path, &now) && S_ISSOCK(now.st_mode) &&
+	       now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
 int dsock_open(struct daemon *d, struct gp_err *e)
 {
 	struct sockaddr_un sa;
@@ -120,26 +131,35 @@ int dsock_open(struct daemon *d, struct gp_err *e)
 			   strerror(errno));
 		return -1;
 	}
-	/* born 0600: nobody else can connect before the group is set */
-	old = umask(0177);
+	/*
+	 * Born with its final mode (0600, or 0660 with --group): no chmod
+	 * by path later. Root's group owns it until the chown below.
+	 */
+	old = umask(d->has_group ? 0117 : 0177);
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (r) {
+	if (r || lstat(d->path, &st)) {
 		gp_err_set(e, errno == EACCES ? GP_EXIT_PRIV : GP_EXIT_FAILURE,
 			   errno, "cannot bind %s: %s", d->path,
 			   strerror(errno));
 		close(fd);
 		return -1;
 	}
-	if (d->has_group && (chown(d->path, -1, d->gid) ||
-			     chmod(d->path, 0660))) {
-		gp_err_set(e, GP_EXIT_PRIV, errno, "cannot give %s to group "
-			   "%s: %s", d->path, d->o->group, strerror(errno));
-		unlink(d->path);
+	/*
+	 * The group by path, but never through a symlink: a user who can
+	 * write the socket's directory could swap the socket for a link to
+	 * any file between bind and chown. Then check it is still ours.
+	 */
+	if (d->has_group && (fchownat(AT_FDCWD, d->path, -1, d->gid,
+				      AT_SYMLINK_NOFOLLOW) ||
+			     !same_socket(d->path, &st))) {
+		gp_err_set(e, GP_EXIT_PRIV, errno ? errno : EEXIST, "cannot "
+			   "give %s to group %s: %s", d->path, d->o->group,
+			   errno ? strerror(errno) : "it was replaced");
 		close(fd);
 		return -1;
 	}
-	if (listen(fd, 64) || stat(d->path, &st)) {
+	if (listen(fd, 64)) {
 		gp_err_set(e, GP_EXIT_FAILURE, errno, "listen on %s: %s",
 			   d->path, strerror(errno));
 		unlink(d->path);

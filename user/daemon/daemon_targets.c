@@ -74,7 +74,18 @@ static int need_kfd(struct daemon *d, struct gp_err *e)
 	return 0;
 }
 
-struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
+/* Targets attached for uid (held or detaching). */
+static uint32_t owned(const struct daemon *d, uid_t uid)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->n_t; i++)
+		n += d->t[i].uid == uid;
+	return n;
+}
+
+struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
+			  struct gp_err *e)
 {
 	struct target *t = target_find(d, pid);
 	struct session *s, *pending = NULL;
@@ -90,6 +101,12 @@ struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
 	}
 	if (session_check_pid(pid, e) || need_kfd(d, e))
 		return NULL;
+	if (uid && owned(d, uid) >= DAEMON_MAX_PER_UID) {
+		gp_err_set(e, GP_EXIT_BUSY, EDQUOT, "uid %u holds %d targets "
+			   "in the daemon already, the quota of a non-root "
+			   "user: detach one first", uid, DAEMON_MAX_PER_UID);
+		return NULL;
+	}
 	if (d->n_t == PROTO_MAX_SESSIONS) {
 		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the daemon holds %d "
 			   "targets already: detach one first",
@@ -104,6 +121,7 @@ struct target *target_get(struct daemon *d, pid_t pid, struct gp_err *e)
 	memset(t, 0, sizeof(*t));
 	t->s = s ? s : pending;
 	t->pid = pid;
+	t->uid = uid;
 	if (!s) {
 		keep_detaching(d, t);
 		return NULL;
@@ -123,6 +141,7 @@ void target_info(const struct target *t, struct proto_session *ps)
 	ps->runtime = session_runtime_state(t->s);
 	session_queues(t->s, &ps->queues);
 	ps->held = session_suspended_count(t->s);
+	ps->resume_failures = t->resume_failures;
 	if (t->held_since)
 		ps->held_ns = now - t->held_since;
 	if (t->deadline)
@@ -156,28 +175,50 @@ void hold_end(struct target *t)
 	t->held_since = t->deadline = 0;
 }
 
-void target_resume_all(struct target *t, const char *why)
+/*
+ * A resume that left queues suspended (the ioctl failed, or the GPU
+ * failed to map some queue) is retried: the hold stays, with a deadline
+ * RESUME_RETRY_MIN_NS away, doubling up to RESUME_RETRY_MAX_NS; status
+ * shows the failures. Never forgotten: only a resume that leaves nothing
+ * suspended, the target's exit or a detach (DISABLE resumes all) ends it.
+ */
+int target_resume_all(struct target *t, const char *why)
 {
 	struct session_op op = {};
 	struct gp_err e = {};
-	char held[32];
+	uint64_t now = monotonic_ns(), wait;
+	char held[32], next[32];
 	int r;
 
 	if (!t->held_since && !session_suspended_count(t->s))
-		return;
-	fmt_ns(held, sizeof(held), t->held_since ?
-	       monotonic_ns() - t->held_since : 0);
+		return 0;
+	fmt_ns(held, sizeof(held), t->held_since ? now - t->held_since : 0);
 	r = session_resume(t->s, NULL, 0, &op, &e);
-	if (r && r != GP_EXIT_PARTIAL)
-		dlog_at(LOG_ERR, "%s: resuming pid %d failed: %s", why, t->pid, e.msg);
-	else
+	session_op_free(&op);
+	if ((!r || r == GP_EXIT_PARTIAL) && !session_suspended_count(t->s)) {
 		dm_resume(t->pid, op.ns, !strncmp(why, "watchdog", 8));
-	if (!r || r == GP_EXIT_PARTIAL)
 		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
 		     "%u invalid, %u error)", why, t->pid, held, op.n,
 		     op.n_ok, op.n_invalid, op.n_error);
-	session_op_free(&op);
-	hold_end(t);
+		hold_end(t);
+		t->resume_failures = 0;
+		return 0;
+	}
+	wait = RESUME_RETRY_MIN_NS << (t->resume_failures < 6 ?
+				       t->resume_failures : 6);
+	if (wait > RESUME_RETRY_MAX_NS)
+		wait = RESUME_RETRY_MAX_NS;
+	t->resume_failures++;
+	if (!t->held_since)
+		t->held_since = now;
+	t->deadline = now + wait;
+	fmt_ns(next, sizeof(next), wait);
+	dlog_at(LOG_ERR, "%s: resuming pid %d failed (attempt %u), %u queue%s still "
+	     "suspended, retrying in %s: %s", why, t->pid, t->resume_failures,
+	     session_suspended_count(t->s),
+	     session_suspended_count(t->s) == 1 ? "" : "s", next,
+	     r ? e.msg : "some queues failed to map");
+	return -1;
 }
 
 /* Arm the timerfd at the earliest hold deadline (or disarm it). */
@@ -210,7 +251,9 @@ void targets_watchdog(struct daemon *d)
 		if (!t->deadline || t->deadline > now)
 			continue;
 		fmt_ns(dur, sizeof(dur), d->max_hold_ns);
-		if (now - t->held_since + 1000000 >= d->max_hold_ns)
+		if (t->resume_failures)
+			snprintf(why, sizeof(why), "resume retry");
+		else if (now - t->held_since + 1000000 >= d->max_hold_ns)
 			snprintf(why, sizeof(why), "watchdog (--max-hold %s)",
 				 dur);
 		else
