@@ -42,7 +42,7 @@ n="reload: the daemon holds the target (max-hold 60s from the file)"
 d_send "suspend pid=$TPID queues=7"
 d_send "status pid=$TPID"
 gp_log /tmp/r.out
-left0=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\)$/\1/p" /tmp/r.out)
+left0=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\).*$/\1/p" /tmp/r.out)
 if grep -q "max_hold_ns=60000000000 " /tmp/r.out && [ -n "$left0" ] &&
    [ "$left0" -gt 30000000000 ] &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
@@ -67,7 +67,7 @@ kill -HUP $DPID
 for _ in $(seq 50); do grep -q "reloaded $CONF" /tmp/r.log && break; sleep 0.1; done
 d_send "status pid=$TPID"
 gp_log /tmp/r.out
-left1=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\)$/\1/p" /tmp/r.out)
+left1=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\).*$/\1/p" /tmp/r.out)
 if kill -0 $DPID 2>/dev/null &&
    grep -q "reloaded $CONF: --max-hold 20.000 s, verbose; 1 target kept" /tmp/r.log &&
    grep -q "^daemon pid=$DPID sessions=1 .*max_hold_ns=20000000000 " /tmp/r.out &&
