@@ -12,9 +12,14 @@
 #
 #   make                 both tools, dynamically linked
 #   make STATIC=1        both tools, statically linked (VM initramfs)
+#   make DEBUG=1         -Og -g3, for a debugger
+#   make install PREFIX=/usr DESTDIR=/tmp/root   (see packaging/)
+#   make deb             Debian package (packaging/debian), in $(OUTPUT)/deb/
 #   make test            every suite (see scripts/run-tests.sh)
 #   make test-vm KERNELS="6.1 6.12 7.x"
 #   make bench           benchmarks, summary table (docs/benchmarks.md)
+# A change of STATIC, DEBUG, ARCH, CC or flags rebuilds everything in that
+# OUTPUT: $(OUTPUT)/build-config records them (git's GIT-CFLAGS idiom).
 
 OUTPUT ?= .output
 BINDIR ?= .
@@ -22,10 +27,18 @@ CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 CC ?= cc
-ARCH := x86
+# The machine's architecture, in the kernel's (and libbpf's
+# __TARGET_ARCH_*) names; vmlinux/<arch>/vmlinux.h must exist for it.
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' \
+	-e 's/aarch64.*/arm64/' -e 's/ppc64.*/powerpc/' -e 's/s390x/s390/' \
+	-e 's/riscv64/riscv/' -e 's/loongarch64/loongarch/')
 VMLINUX_DIR := vmlinux/$(ARCH)
 
+ifeq ($(DEBUG),1)
+CFLAGS ?= -g3 -Og -fno-omit-frame-pointer
+else
 CFLAGS ?= -g -O2
+endif
 USER_DIRS := $(sort $(dir $(wildcard user/*/*.c)))
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror \
 	  -D_GNU_SOURCE -I$(OUTPUT) $(addprefix -I,$(USER_DIRS)) -Ibpf
@@ -62,6 +75,13 @@ EXERCISER := $(OUTPUT)/kfd-exerciser
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
 
+# Everything that changes what a compiler or linker makes, recorded in
+# $(OUTPUT)/build-config and rewritten only when it differs, so that
+# `make STATIC=1` after `make` relinks instead of reusing dynamic binaries.
+CONFIG_STAMP := $(OUTPUT)/build-config
+BUILD_CONFIG := STATIC=$(STATIC) DEBUG=$(DEBUG) ARCH=$(ARCH) CC=$(CC) \
+	CLANG=$(CLANG) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) LDLIBS=$(LDLIBS)
+
 ifeq ($(V),1)
 Q =
 msg =
@@ -76,12 +96,24 @@ all: $(APPS) $(EXERCISER)
 $(OUTPUT) $(OUTPUT)/tests $(BINDIR):
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h | $(OUTPUT)
+.PHONY: FORCE
+$(CONFIG_STAMP): FORCE | $(OUTPUT)
+	$(Q)if [ "$$(cat $@ 2>/dev/null)" != '$(BUILD_CONFIG)' ]; then \
+		printf '%s\n' '$(BUILD_CONFIG)' > $@; fi
+
+# No vmlinux.h for this architecture: say so instead of "no rule".
+$(VMLINUX_DIR)/vmlinux.h:
+	@echo "error: no $@ for ARCH=$(ARCH) (uname -m: $$(uname -m))." \
+	      "Generate one with scripts/gen-vmlinux.sh from a kernel of" \
+	      "that architecture, or pass ARCH=<dir under vmlinux/>." >&2
+	@exit 1
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h $(CONFIG_STAMP) | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
 
-$(OUTPUT)/%.bpf.o: tests/bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: tests/bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h $(CONFIG_STAMP) | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
@@ -90,29 +122,29 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/%.o: %.c $(USER_HDRS) $(wildcard bpf/*.h) $(SKELS) | $(OUTPUT)
+$(OUTPUT)/%.o: %.c $(USER_HDRS) $(wildcard bpf/*.h) $(SKELS) $(CONFIG_STAMP) | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIBGP): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BINDIR)/gpreempt-%: $(OUTPUT)/%.o $(LIBGP) | $(BINDIR)
+$(BINDIR)/gpreempt-%: $(OUTPUT)/%.o $(LIBGP) $(CONFIG_STAMP) | $(BINDIR)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter-out $(CONFIG_STAMP),$^) $(LDLIBS) -o $@
 
 # The exerciser runs as PID-anything inside the busybox initramfs: always
 # static, and it needs nothing but libc and the KFD UAPI header.
-$(EXERCISER): $(wildcard tests/exerciser/*.c tests/exerciser/*.h) | $(OUTPUT)
+$(EXERCISER): $(wildcard tests/exerciser/*.c tests/exerciser/*.h) $(CONFIG_STAMP) | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $(filter %.c,$^) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGP) $(wildcard tests/unit/*.h) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGP) $(wildcard tests/unit/*.h) $(CONFIG_STAMP) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/bpf/%.c $(LIBGP) $(SKELS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/bpf/%.c $(LIBGP) $(SKELS) $(CONFIG_STAMP) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 
@@ -136,6 +168,53 @@ test-vm:
 .PHONY: bench
 bench:
 	$(Q)bench/run.sh
+
+# Install (packaging/ holds the unit, config and man-page sources).
+# Binaries go to sbin: every command needs root or capabilities.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+MANS := $(OUTPUT)/man/gpreempt-trace.8 $(OUTPUT)/man/gpreempt-ctl.8
+
+# Man pages are help2man's rendering of the binaries' own --help (and of
+# every gpreempt-ctl command's), plus packaging/man/*.h2m: one source.
+.PHONY: man
+man: $(MANS)
+$(OUTPUT)/man/%.8: $(BINDIR)/% packaging/man/%.h2m packaging/gen-man.sh
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D) && packaging/gen-man.sh $< packaging/man/$*.h2m $@
+
+.PHONY: install
+install: $(APPS) $(MANS)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gpreempt
+	$(Q)$(INSTALL) -m 0755 $(APPS) $(DESTDIR)$(SBINDIR)/
+	$(Q)$(INSTALL) -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		packaging/gpreempt.service.in > $(DESTDIR)$(UNITDIR)/gpreempt.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/gpreempt.service
+	@# an operator's edited config is kept (the package marks it a conffile)
+	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/gpreempt/gpreempt.conf ] || \
+		$(INSTALL) -m 0644 packaging/gpreempt.conf \
+		$(DESTDIR)$(SYSCONFDIR)/gpreempt/gpreempt.conf
+
+.PHONY: uninstall
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/gpreempt-trace $(DESTDIR)$(SBINDIR)/gpreempt-ctl \
+		$(DESTDIR)$(MANDIR)/man8/gpreempt-trace.8 \
+		$(DESTDIR)$(MANDIR)/man8/gpreempt-ctl.8 \
+		$(DESTDIR)$(UNITDIR)/gpreempt.service
+
+# Debian package: dpkg-buildpackage on a copy of the committed-or-not
+# tracked files with packaging/debian/ as debian/; the .deb lands in
+# $(OUTPUT)/deb/. `lintian $(OUTPUT)/deb/*.deb` checks it.
+.PHONY: deb
+deb:
+	$(Q)packaging/make-deb.sh $(OUTPUT)/deb
 
 .PHONY: vmlinux
 vmlinux:

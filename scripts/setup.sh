@@ -13,6 +13,10 @@ BPO=/etc/apt/sources.list.d/gpreempt-bookworm-backports.sources
 # From bookworm-backports: libbpf 1.4 (module BTF CO-RE, kprobe opts),
 # bpftool 7.5 (gen skeleton), and the 6.12 UAPI headers whose kfd_ioctl.h
 # has the debug-trap API (KFD 1.13+); bookworm's 6.1 headers have 1.11.
+# Packaging and service checks (tests/bats/packaging.bats, metrics.bats,
+# k8s.bats): dpkg-dev, debhelper, lintian, help2man, man-db, systemd
+# (systemd-analyze), prometheus (promtool and a real scraper), yamllint
+# and python3-kubernetes (the DaemonSet's schema check).
 # libelf stays at bookworm's 0.188: backports' 0.192 libelf.a does not
 # link statically (it needs eu_search_tree_* from no static library).
 PINNED="libbpf1|bookworm-backports|1:1.4|
@@ -21,9 +25,11 @@ PINNED="libbpf1|bookworm-backports|1:1.4|
 	linux-libc-dev|bookworm-backports|6.12|
 	libelf1|bookworm|0.188|0.190
 	libelf-dev|bookworm|0.188|0.190"
-PKGS="make gcc clang llvm zlib1g-dev libzstd-dev bats jq
+PKGS="make gcc clang llvm zlib1g-dev libzstd-dev bats jq curl
       qemu-system-x86 busybox-static cpio xz-utils zstd kmod util-linux
-      libclang-rt-14-dev bpftrace"
+      libclang-rt-14-dev bpftrace
+      dpkg-dev debhelper fakeroot lintian help2man man-db systemd
+      prometheus yamllint python3-kubernetes"
 
 have_bpo() {
 	grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/

@@ -13,6 +13,7 @@
 
 #include "daemon_int.h"
 #include "exitcodes.h"
+#include "notify.h"
 #include "pidfile.h"
 #include "util.h"
 
@@ -22,12 +23,13 @@
 /* Returns the signal that ended the loop. */
 static int loop(struct daemon *d)
 {
-	struct pollfd p[4 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS];
+	struct pollfd p[4 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS + 1 +
+			MHTTP_MAX_CONN];
 	struct signalfd_siginfo si;
 	uint32_t i, nt, nc;
 	uint64_t ticks, now, next_tick = 0;
 	bool chld;
-	int n, r;
+	int n, r, nm, timeout;
 
 	for (;;) {
 		n = 0;
@@ -45,13 +47,21 @@ static int loop(struct daemon *d)
 				d->c[i]->out_len ? POLLOUT : POLLIN, 0 };
 		/* the log, when lines wait (last: the indices above hold) */
 		p[n++] = (struct pollfd){ dlog_fd(), POLLOUT, 0 };
-		r = poll(p, n, TICK_MS);
+		/* then the metrics endpoint's fds (metrics_http.h) */
+		nm = mhttp_pollfds(&d->http, p + n);
+		timeout = mhttp_timeout_ms(&d->http, monotonic_ns());
+		timeout = timeout >= 0 && timeout < TICK_MS ? timeout : TICK_MS;
+		r = poll(p, n + nm, timeout);
 		if (r < 0 && errno != EINTR) {
-			dlog("poll: %s", strerror(errno));
+			dlog_at(LOG_ERR, "poll: %s", strerror(errno));
 			return SIGTERM;
 		}
 		chld = false;
 		while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGHUP) {
+				daemon_reload(d);	/* holds kept */
+				continue;
+			}
 			if (session_signal_ends_hold(si.ssi_signo))
 				return si.ssi_signo;
 			if (si.ssi_signo == SIGCHLD)
@@ -81,6 +91,8 @@ static int loop(struct daemon *d)
 			client_event(d, i, p[3 + nt + i].revents);
 		if (p[2].revents & POLLIN)
 			client_accept(d);
+		mhttp_service(&d->http, p + n, nm, monotonic_ns(),
+			      daemon_metrics_render, d);
 		targets_arm_watchdog(d);
 	}
 }
@@ -107,6 +119,11 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 	if (d->tfd < 0)
 		return gp_err_set(e, GP_EXIT_FAILURE, errno, "timerfd: %s",
 				  strerror(errno));
+	if (d->o->metrics) {
+		if (mhttp_listen(&d->http, d->o->metrics, e))
+			return -1;
+		daemon_metrics_start();
+	}
 	if (dsock_open(d, e) || arbiter_start(d, e))
 		return -1;
 	fmt_ns(hold, sizeof(hold), d->max_hold_ns);
@@ -114,33 +131,42 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 	     d->has_group ? "root and the group, 0660" : "root only, 0600",
 	     hold, access(KFD_DEV_PATH, F_OK) ? "no " KFD_DEV_PATH " yet" :
 	     KFD_DEV_PATH " present");
+	if (d->o->metrics)
+		dlog("metrics on http://%s/metrics", d->o->metrics);
 	if (d->o->ready && pidfile_write(d->o->ready))
 		return gp_err_set(e, GP_EXIT_FAILURE, errno, "cannot write the "
 				  "ready file %s: %s", d->o->ready,
 				  strerror(errno));
+	/* systemd Type=notify: ready once clients can connect */
+	notify_send("READY=1\nSTATUS=listening");
 	return 0;
 }
 
 int daemon_main(const struct daemon_opts *o)
 {
-	struct daemon d = { .o = o, .lfd = -1, .sfd = -1, .tfd = -1,
-			    .kfd = { .fd = -1 } };
+	struct daemon d = { .cur = *o, .lfd = -1, .sfd = -1, .tfd = -1,
+			    .kfd = { .fd = -1 }, .http = { .lfd = -1 } };
 	struct gp_err e = {};
 	sigset_t old;
 	int ret = GP_EXIT_OK;
 	bool blocked = false;
 
+	d.o = &d.cur;
 	d.path = o->socket ? o->socket : PROTO_DEFAULT_SOCKET;
 	d.max_hold_ns = o->max_hold_ns ? o->max_hold_ns :
 			DAEMON_DEFAULT_MAX_HOLD_NS;
 	d.idle_ns = o->idle_ns ? o->idle_ns : DAEMON_IDLE_NS;
 	if (start(&d, &old, &blocked, &e)) {
-		fprintf(stderr, "gpreempt-ctl: %s\n", e.msg);
+		fprintf(stderr, "%sgpreempt-ctl: %s\n", dlog_prefix(LOG_ERR), e.msg);
 		ret = e.exit ? e.exit : GP_EXIT_FAILURE;
 	} else {
-		targets_shutdown(&d, loop(&d));
-	arbiter_stop(&d);
+		int sig = loop(&d);
+
+		notify_send("STOPPING=1");
+		targets_shutdown(&d, sig);
 	}
+	arbiter_stop(&d);	/* NULL-safe: start() may have failed first */
+	mhttp_close(&d.http);
 	while (d.n_c)
 		client_close(&d, d.n_c - 1);
 	if (d.lfd >= 0) {

@@ -13,8 +13,11 @@
  *
  * It starts without /dev/kfd (status works; suspend and attach answer
  * exit 4 or 7 with the reason) and opens it on the first request that
- * needs it, so amdgpu may load later. On SIGINT/SIGTERM/SIGHUP it
- * resumes and detaches every target, removes its socket and exits 0.
+ * needs it, so amdgpu may load later. On SIGINT/SIGTERM it resumes
+ * and detaches every target, removes its socket and exits 0; SIGHUP
+ * re-reads --config and the flags and keeps every hold (daemon_reload.c).
+ * Under systemd it says READY=1 once listening (notify.c); --metrics
+ * serves Prometheus metrics from the same loop (metrics_http.c).
  *
  * Files: daemon.c (start, the loop, shutdown), daemon_args.c (options),
  * daemon_sock.c (the listening socket), daemon_clients.c (connections),
@@ -30,6 +33,7 @@
 #include <stdio.h>
 
 #include "arbiter.h"
+struct config;
 
 #define DAEMON_DEFAULT_MAX_HOLD_NS (10ULL * 1000000000ULL)
 /*
@@ -58,6 +62,11 @@ struct daemon_opts {
 	uint64_t idle_ns;	/* 0: DAEMON_IDLE_NS (tests set it) */
 	bool help;		/* --help printed: exit 0 */
 	struct arbiter_opts arb;	/* arbiter.h (--online, --offline, ...) */
+	const char *config;	/* --config FILE, or NULL */
+	const char *metrics;	/* --metrics ADDR, or NULL: off */
+	int argc;		/* as given to daemon_parse(), for SIGHUP */
+	char **argv;
+	struct config *cfg;	/* owns the strings read from config */
 };
 
 /*
@@ -66,9 +75,11 @@ struct daemon_opts {
  */
 int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
 		 FILE *err);
+/* What daemon_parse() allocated (the config file's strings). */
+void daemon_opts_free(struct daemon_opts *o);
 
 /*
- * Run the daemon until SIGINT/SIGTERM/SIGHUP. Returns the exit code:
+ * Run the daemon until SIGINT/SIGTERM. Returns the exit code:
  * 0 after a clean shutdown, 2 bad group, 3 not allowed to create the
  * socket, 11 another daemon already listens on the socket.
  */

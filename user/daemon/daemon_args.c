@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon_config.h"
 #include "daemon_int.h"
+#include "metrics_http.h"
 #include "exitcodes.h"
 #include "util.h"
 
-enum { OPT_READY = 0x100, OPT_SEND };
+enum { OPT_READY = 0x100, OPT_SEND, OPT_METRICS };
 
 static const struct argp_option daemon_options[] = {
 	{ "socket", 's', "PATH", 0,
@@ -24,6 +26,12 @@ static const struct argp_option daemon_options[] = {
 	{ "send", OPT_SEND, "REQUEST", 0,
 	  "Client: send one raw request line to the daemon, print the "
 	  "reply, exit with its code", 0 },
+	{ "config", 'c', "FILE", 0,
+	  "Read options from FILE first: one per line, as 'max-hold 10s', "
+	  "'#' comments (flags given here win; SIGHUP re-reads it)", 0 },
+	{ "metrics", OPT_METRICS, "ADDR", 0,
+	  "Serve Prometheus metrics on ADDR (IP:PORT, e.g. 127.0.0.1:9464; "
+	  "off by default)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log every request", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{ 0 },
@@ -33,8 +41,9 @@ static const char daemon_doc[] =
 "Hold debug sessions for many targets and serve suspend, resume, attach, "
 "detach and status on a Unix socket. Sessions are attached once and kept "
 "warm, so a suspend costs one ioctl. A watchdog resumes any target held "
-"longer than --max-hold. SIGINT/SIGTERM/SIGHUP resume and detach "
-"everything, remove the socket and exit 0. Needs root (CAP_SYS_PTRACE); "
+"longer than --max-hold. SIGHUP re-reads --config and the flags "
+"(max-hold, verbose) and keeps every hold; SIGINT/SIGTERM resume and "
+"detach everything, remove the socket and exit 0. Needs root (CAP_SYS_PTRACE); "
 "starts without /dev/kfd (suspend then answers exit 4).\v"
 "Protocol (one line per request, one reply per request; see user/core/proto.h):\n"
 "  suspend pid=N [queues=ID,ID] [grace=N] [for_ns=N]\n"
@@ -46,6 +55,8 @@ static const char daemon_doc[] =
 "    gpreempt-ctl daemon &                       # root-only socket\n"
 "    gpreempt-ctl daemon --group gpreempt        # let a group in\n"
 "    gpreempt-ctl daemon -s /tmp/gp.sock -m 2s   # private, 2 s watchdog\n"
+"    gpreempt-ctl daemon --config /etc/gpreempt/gpreempt.conf\n"
+"    gpreempt-ctl daemon --metrics 127.0.0.1:9464 # Prometheus endpoint\n"
 "    gpreempt-ctl suspend -p 4242 -f 1s          # goes to the daemon\n"
 "    gpreempt-ctl status -j                      # what it holds\n"
 "    gpreempt-ctl daemon --send 'attach pid=4242' # raw request\n"
@@ -95,6 +106,21 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SEND:
 		o->send = arg;
 		break;
+	case 'c':
+		o->config = arg;	/* read by dconfig_expand() */
+		break;
+	case OPT_METRICS: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		struct gp_err e = {};
+
+		if (mhttp_parse_addr(arg, &ss, &len, &e)) {
+			argp_error(state, "%s", e.msg);
+			return EINVAL;
+		}
+		o->metrics = arg;
+		break;
+	}
 	case 'v':
 		o->verbose = true;
 		break;
@@ -111,30 +137,93 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child daemon_children[] = {
+	{ &arbiter_argp, 0, "Arbitration (docs/arbiter.md):", 0 },
+	{ 0 },
+};
+
+static const struct argp daemon_argp = {
+	.options = daemon_options, .parser = daemon_opt, .doc = daemon_doc,
+	.children = daemon_children,
+};
+
+/* One option of the config file, judged by the same parser; argp's
+ * complaint (first line, without the program name) goes to msg. */
+static int check_one(void *ctx, char *opt, char *msg, size_t len)
+{
+	char name[] = DAEMON_PROG, *argv[] = { name, opt, NULL }, *buf = NULL;
+	struct daemon_opts scratch = {};
+	size_t blen = 0;
+	FILE *err = open_memstream(&buf, &blen);
+	struct dparse p = { &scratch, err, err };
+	int r;
+
+	if (!err)
+		return 0;	/* the full parse below still judges it */
+	r = argp_parse(&daemon_argp, 2, argv, ARGP_NO_EXIT | ARGP_NO_HELP,
+		       NULL, &p);
+	fclose(err);
+	if (r) {
+		const char *m = buf;
+
+		if (!strncmp(m, DAEMON_PROG ": ", sizeof(DAEMON_PROG ": ") - 1))
+			m += sizeof(DAEMON_PROG ": ") - 1;
+		snprintf(msg, len, "%.*s", (int)strcspn(m, "\n"), m);
+	}
+	free(buf);
+	return r ? -1 : 0;
+}
+
 int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
 		 FILE *err)
 {
-	static const struct argp_child children[] = {
-		{ &arbiter_argp, 0, "Arbitration (docs/arbiter.md):", 0 },
-		{ 0 },
-	};
-	struct argp ap = {
-		.options = daemon_options, .parser = daemon_opt,
-		.doc = daemon_doc, .children = children,
-	};
 	struct dparse p = { o, out, err };
 	char name[] = DAEMON_PROG;
-	char **sub;
-	int i, r;
+	char **sub, **full = NULL;
+	struct config *cfg;
+	const char *file = NULL;
+	int i, r, n;
 
 	memset(o, 0, sizeof(*o));
 	sub = calloc(argc + 1, sizeof(*sub));
-	if (!sub)
+	cfg = calloc(1, sizeof(*cfg));
+	if (!sub || !cfg) {
+		free(sub);
+		free(cfg);
 		return GP_EXIT_FAILURE;
+	}
 	sub[0] = name;	/* argp names the program after argv[0] */
 	for (i = 1; i < argc; i++)
 		sub[i] = argv[i];
-	r = argp_parse(&ap, argc, sub, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &p);
+	n = argc;
+	r = dconfig_expand(argc, sub, &daemon_argp, check_one, NULL, cfg,
+			   &n, &full, &file, err);
+	if (r) {
+		free(sub);
+		free(cfg);
+		return r;
+	}
+	r = argp_parse(&daemon_argp, n, full ? full : sub,
+		       ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &p);
+	free(full);
 	free(sub);
-	return r ? GP_EXIT_USAGE : 0;
+	/* the options' strings point into cfg: it lives with o */
+	o->cfg = cfg;
+	o->config = file;
+	o->argc = argc;
+	o->argv = argv;
+	if (r) {
+		daemon_opts_free(o);
+		return GP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+void daemon_opts_free(struct daemon_opts *o)
+{
+	if (o->cfg) {
+		config_free(o->cfg);
+		free(o->cfg);
+		o->cfg = NULL;
+	}
 }

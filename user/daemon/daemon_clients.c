@@ -52,6 +52,7 @@ void reply_err(struct client *c, const struct gp_err *e)
 {
 	char buf[512];
 
+	dm_error(e->exit);
 	reply_line(c, buf, proto_format_err(buf, sizeof(buf), e));
 }
 
@@ -151,6 +152,7 @@ void client_accept(struct daemon *d)
 	c->pid = uc.pid;
 	c->last_ns = monotonic_ns();
 	if (d->n_c == DAEMON_MAX_CLIENTS) {
+		dm_clients_rejected();
 		gp_err_set(&e, GP_EXIT_DAEMON, EMFILE, "the daemon serves %d "
 			   "clients already: try again later",
 			   DAEMON_MAX_CLIENTS);
@@ -165,7 +167,7 @@ void client_accept(struct daemon *d)
 			   DAEMON_ROOT_SLOTS);
 		c->closing = true;
 	} else if (!peer_allowed(d, fd, &uc)) {
-		dlog("refused pid %d uid %u gid %u: not root%s%s", uc.pid,
+		dlog_at(LOG_WARNING, "refused pid %d uid %u gid %u: not root%s%s", uc.pid,
 		      uc.uid, uc.gid, d->has_group ? " nor in group " : "",
 		      d->has_group ? d->o->group : "");
 		gp_err_set(&e, GP_EXIT_PRIV, EACCES, "permission denied: uid "
@@ -213,7 +215,7 @@ static int client_read(struct daemon *d, struct client *c)
 		/* no way to find the next request: say why and hang up */
 		gp_err_set(&e, GP_EXIT_USAGE, E2BIG, "request longer than %d "
 			   "bytes", PROTO_MAX_REQ - 1);
-		dlog("refused a request from pid %d uid %u: %s", c->pid,
+		dlog_at(LOG_WARNING, "refused a request from pid %d uid %u: %s", c->pid,
 		      c->uid, e.msg);
 		reply_err(c, &e);
 		c->closing = true;

@@ -10,9 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <syslog.h>
 
 #include "daemon.h"
 #include "kfd.h"
+#include "metrics_http.h"
 #include "proto.h"
 #include "session.h"
 
@@ -43,7 +45,10 @@ struct client {
 };
 
 struct daemon {
-	const struct daemon_opts *o;
+	const struct daemon_opts *o;	/* = &cur */
+	struct daemon_opts cur;		/* SIGHUP changes some (daemon_reload.c) */
+	struct mhttp http;		/* --metrics; http.lfd -1 when off */
+	uint64_t req_ns;		/* monotonic arrival of the request */
 	const char *path;
 	uint64_t max_hold_ns;
 	uint64_t idle_ns;	/* a connection without progress is closed */
@@ -66,14 +71,34 @@ struct daemon {
  * daemon_log.c: one timestamped line on stderr, never blocking (bounded
  * buffer, lines dropped and counted when stderr is not read).
  * dlog_open() once at start; the loop polls dlog_fd() (-1 when nothing
- * waits) for POLLOUT and calls dlog_flush().
+ * waits) for POLLOUT and calls dlog_flush(). dlog() is LOG_INFO; dlog_at()
+ * takes a syslog priority (LOG_ERR, LOG_WARNING, ... from <syslog.h>),
+ * which the journal keeps when stderr is the journal.
  */
 void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dlog_at(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "<3>" etc. when stderr is the journal, else "": for other stderr lines. */
+const char *dlog_prefix(int prio);
 int dlog_open(void);
 void dlog_close(void);
 int dlog_fd(void);
 void dlog_flush(void);
 uint64_t dlog_dropped(void);
+
+/* daemon_reload.c: SIGHUP. */
+void daemon_reload(struct daemon *d);
+
+/* daemon_metrics.c: hooks (no-ops until started), the endpoint's body. */
+void daemon_metrics_start(void);
+void dm_request(int verb);
+void dm_error(int exit_code);
+void dm_suspend(pid_t pid, uint64_t ioctl_ns, uint64_t since_request_ns);
+void dm_resume(pid_t pid, uint64_t ioctl_ns, bool watchdog);
+void dm_gone(pid_t pid);
+void dm_policy(const char *name, const char *help, uint64_t n);
+void dm_clients_rejected(void);
+void daemon_metrics_render(void *ctx, struct prom_buf *b);
 
 /* daemon_sock.c */
 int dsock_resolve_group(struct daemon *d, struct gp_err *e);

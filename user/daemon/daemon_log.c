@@ -7,6 +7,9 @@
  * counted, and the count is logged once there is room again. A daemon
  * whose stderr pipe is full used to stop in fprintf(), every client
  * with it.
+ * Under systemd, with stderr connected to the journal ($JOURNAL_STREAM,
+ * notify.h), a line starts with its "<N>" syslog priority instead of the
+ * timestamp and name, which the journal adds itself (sd-daemon(3)).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include "daemon_int.h"
+#include "notify.h"
 
 /* Enough for a burst of a few hundred lines. */
 #define LOG_BUF (64 * 1024)
@@ -101,18 +105,35 @@ void dlog_flush(void)
 	}
 }
 
-/* Format one line: "HH:MM:SS.mmm gpreempt-ctl daemon: <msg>\n". */
-static int line(char *b, size_t len, const char *fmt, va_list ap)
+static int journal = -1;	/* unknown until the first line */
+
+const char *dlog_prefix(int prio)
+{
+	static const char *const p[] = { "<0>", "<1>", "<2>", "<3>", "<4>",
+					 "<5>", "<6>", "<7>" };
+
+	if (journal < 0)
+		journal = notify_stderr_is_journal();
+	return journal ? p[prio & 7] : "";
+}
+
+/* Format one line: "HH:MM:SS.mmm gpreempt-ctl daemon: <msg>\n", or
+ * "<N><msg>\n" for the journal. */
+static int line(char *b, size_t len, int prio, const char *fmt, va_list ap)
 {
 	struct timespec ts;
 	struct tm tm;
 	int n, m;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	n = strftime(b, len, "%H:%M:%S", &tm);
-	n += snprintf(b + n, len - n, ".%03ld " DAEMON_PROG ": ",
-		      ts.tv_nsec / 1000000);
+	if (*dlog_prefix(prio)) {
+		n = snprintf(b, len, "%s", dlog_prefix(prio));
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		n = strftime(b, len, "%H:%M:%S", &tm);
+		n += snprintf(b + n, len - n, ".%03ld " DAEMON_PROG ": ",
+			      ts.tv_nsec / 1000000);
+	}
 	m = vsnprintf(b + n, len - n - 1, fmt, ap);
 	n += m < 0 ? 0 : (size_t)m >= len - n - 1 ? (int)(len - n - 2) : m;
 	b[n++] = '\n';
@@ -134,17 +155,17 @@ static void put(const char *b, int n)
 	lg.len += n;
 }
 
-void dlog(const char *fmt, ...)
+static void vlog(int prio, const char *fmt, va_list ap)
 {
 	static uint64_t told;
 	char b[1024], note[96];
-	va_list ap;
 	int n;
 
 	/* say how much was lost before the next line, once it fits */
 	if (lg.dropped > told) {
-		n = snprintf(note, sizeof(note), DAEMON_PROG ": %llu log "
+		n = snprintf(note, sizeof(note), "%s" DAEMON_PROG ": %llu log "
 			     "line%s dropped: stderr was not read\n",
+			     dlog_prefix(LOG_WARNING),
 			     (unsigned long long)(lg.dropped - told),
 			     lg.dropped - told == 1 ? "" : "s");
 		if (lg.len + n + sizeof(b) <= sizeof(lg.buf)) {
@@ -152,9 +173,25 @@ void dlog(const char *fmt, ...)
 			put(note, n);
 		}
 	}
-	va_start(ap, fmt);
-	n = line(b, sizeof(b), fmt, ap);
-	va_end(ap);
+	n = line(b, sizeof(b), prio, fmt, ap);
 	put(b, n);
 	dlog_flush();
+}
+
+void dlog(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+void dlog_at(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(prio, fmt, ap);
+	va_end(ap);
 }

@@ -7,6 +7,7 @@
 #include "daemon_int.h"
 #include "exitcodes.h"
 #include "procfs.h"
+#include "util.h"
 
 static int authorize(const struct client *c, pid_t pid, struct gp_err *e);
 
@@ -96,13 +97,18 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 				    &op, &e);
 	else
 		r = session_resume(t->s, q->queues, q->n_queues, &op, &e);
+	if (suspend && op.ret >= 0 && op.n_ok)
+		dm_suspend(t->pid, op.ns, monotonic_ns() - d->req_ns);
+	else if (!suspend && op.ret >= 0 && op.n_ok)
+		dm_resume(t->pid, op.ns, false);
 	if (suspend && op.ret >= 0)
 		hold_start(d, t, q->for_ns);
 	else if (!suspend && op.ret >= 0 &&
 		 (!q->n_queues || !session_suspended_count(t->s)))
 		hold_end(t);
 	if (d->o->verbose || r)
-		dlog("%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",
+		dlog_at(r ? LOG_WARNING : LOG_INFO,
+			"%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",
 		     proto_verb_name(q->verb), q->pid, op.n, op.n_ok,
 		     op.n_invalid, op.n_error, r ? ": " : "", r ? e.msg : "");
 	reply_op(c, &op);
@@ -179,10 +185,12 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 	struct proto_req q;
 	struct gp_err e = {};
 
+	d->req_ns = monotonic_ns();	/* trigger-to-suspend starts here */
 	if (arbiter_request(d, c, line, len))
 		return;
 	if (proto_parse_request(line, len, &q, &e)) {
-		dlog("refused a request from pid %d uid %u: %s", c->pid,
+		dm_request(PROTO_NONE);
+		dlog_at(LOG_WARNING, "refused a request from pid %d uid %u: %s", c->pid,
 		     c->uid, e.msg);
 		reply_err(c, &e);
 		return;
@@ -191,6 +199,7 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 		dlog("pid %d uid %u: %.*s", c->pid, c->uid,
 		     (int)(len && line[len - 1] == '\n' ? len - 1 : len),
 		     line);
+	dm_request(q.verb);
 	if (q.verb != PROTO_STATUS && authorize(c, q.pid, &e)) {
 		reply_err(c, &e);
 		return;

@@ -52,6 +52,7 @@ static void keep_detaching(struct daemon *d, struct target *t)
 void target_drop(struct daemon *d, struct target *t)
 {
 	arbiter_target_gone(d, t->pid);
+	dm_gone(t->pid);
 	if (t->detaching || session_release(t->s))
 		forget(d, t);
 	else
@@ -196,6 +197,7 @@ int target_resume_all(struct target *t, const char *why)
 	r = session_resume(t->s, NULL, 0, &op, &e);
 	session_op_free(&op);
 	if ((!r || r == GP_EXIT_PARTIAL) && !session_suspended_count(t->s)) {
+		dm_resume(t->pid, op.ns, !strncmp(why, "watchdog", 8));
 		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
 		     "%u invalid, %u error)", why, t->pid, held, op.n,
 		     op.n_ok, op.n_invalid, op.n_error);
@@ -212,7 +214,7 @@ int target_resume_all(struct target *t, const char *why)
 		t->held_since = now;
 	t->deadline = now + wait;
 	fmt_ns(next, sizeof(next), wait);
-	dlog("%s: resuming pid %d failed (attempt %u), %u queue%s still "
+	dlog_at(LOG_ERR, "%s: resuming pid %d failed (attempt %u), %u queue%s still "
 	     "suspended, retrying in %s: %s", why, t->pid, t->resume_failures,
 	     session_suspended_count(t->s),
 	     session_suspended_count(t->s) == 1 ? "" : "s", next,
@@ -292,7 +294,7 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 			continue;
 		}
 		if (session_handle_event(t->s, &e))
-			dlog("pid %d: %s", t->pid, e.msg);
+			dlog_at(LOG_WARNING, "pid %d: %s", t->pid, e.msg);
 		if (session_handle_wait(t->s) || !session_alive(t->s)) {
 			dlog("pid %d exited: dropped", t->pid);
 			target_drop(d, t);

@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The daemon's Prometheus endpoint (--metrics) on the host: the
+# exposition passes `promtool check metrics`, and a real Prometheus
+# (Debian's package; 127.0.0.1 only, a scratch config and data dir,
+# bounded time) scrapes it and can query the series. Counting logic is
+# L0 (tests/unit/test_metrics*.c).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	CTL=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd: the VM tests cover it"
+	command -v curl >/dev/null || skip "no curl (scripts/setup.sh installs it)"
+	D=$(mktemp -d /tmp/gpmetrics.XXXXXX)
+	SOCK=$D/ctl.sock
+	DPID= PPID_=
+}
+
+teardown() {
+	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
+	[ -n "$PPID_" ] && kill -KILL "$PPID_" 2>/dev/null
+	rm -rf "$D"
+	true
+}
+
+# A free loopback port (not a guess that may collide with another run).
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+start_daemon() {
+	PORT=$(free_port)
+	"$CTL" daemon --socket "$SOCK" --ready "$D/ready" \
+		--metrics "127.0.0.1:$PORT" "$@" 2>"$D/log" &
+	DPID=$!
+	for _ in $(seq 100); do
+		[ -s "$D/ready" ] && return 0
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$D/log"
+	return 1
+}
+
+@test "metrics: GET /metrics answers the exposition; promtool check metrics is clean" {
+	command -v promtool >/dev/null || skip "no promtool (apt-get install prometheus)"
+	start_daemon
+	# Some traffic so the counters are not all zero.
+	"$CTL" daemon --socket "$SOCK" --send status >/dev/null
+	"$CTL" daemon --socket "$SOCK" --send 'suspend pid=1' >/dev/null 2>&1 || true
+	run -0 curl -sS -D "$D/head" -o "$D/body" "http://127.0.0.1:$PORT/metrics"
+	grep -qi '^Content-Type: text/plain; version=0.0.4' "$D/head"
+	grep -q '^gpreempt_requests_total{op="status"} 1$' "$D/body"
+	grep -q '^gpreempt_requests_total{op="suspend"} 1$' "$D/body"
+	grep -q '^gpreempt_errors_total{cause="target_refused"} 1$' "$D/body"
+	grep -q '^gpreempt_sessions_held 0$' "$D/body"
+	grep -q '^gpreempt_suspend_duration_seconds_bucket{le="+Inf"} 0$' "$D/body"
+	run -0 promtool check metrics < "$D/body"
+	[ -z "$output" ] || { echo "$output"; false; }
+	# Elsewhere: 404; the daemon serves on.
+	run -0 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/"
+	[ "$output" = 404 ]
+	run -0 "$CTL" daemon --socket "$SOCK" --send status
+	kill -TERM "$DPID"; wait "$DPID"; DPID=
+}
+
+@test "metrics: a stalled client does not hold up the daemon's socket" {
+	start_daemon
+	# Open connections that never send a request, more than the bound.
+	for i in $(seq 12); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$PORT" || true
+		fds+=("$fd")
+	done
+	# The control socket answers at once while every HTTP slot is taken.
+	run -0 timeout 5 "$CTL" daemon --socket "$SOCK" --send status
+	# Once they go away (or time out), scrapes are served again.
+	for fd in "${fds[@]}"; do exec {fd}>&-; done
+	run -0 curl -sS --max-time 9 -o /dev/null -w '%{http_code}' \
+		"http://127.0.0.1:$PORT/metrics"
+	[ "$output" = 200 ]
+	kill -TERM "$DPID"; wait "$DPID"; DPID=
+}
+
+@test "metrics: a real Prometheus scrapes the daemon (127.0.0.1, scratch config)" {
+	command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
+	start_daemon
+	"$CTL" daemon --socket "$SOCK" --send status >/dev/null
+	PPORT=$(free_port)
+	cat > "$D/prometheus.yml" <<EOC
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: gpreempt
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOC
+	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
+		--web.listen-address="127.0.0.1:$PPORT" >"$D/prom.log" 2>&1 &
+	PPID_=$!
+	q="http://127.0.0.1:$PPORT/api/v1/query"
+	ok=
+	for _ in $(seq 60); do	# 30 s at most
+		if curl -s "$q?query=gpreempt_requests_total%7Bop%3D%22status%22%7D" \
+			| grep -q '"value":\[[0-9.]*,"1"\]'; then
+			ok=1
+			break
+		fi
+		sleep 0.5
+	done
+	[ -n "$ok" ] || { tail -20 "$D/prom.log"; false; }
+	run -0 curl -s "$q?query=up%7Bjob%3D%22gpreempt%22%7D"
+	[[ "$output" == *'"value":['*',"1"]'* ]]
+	run -0 curl -s "$q?query=gpreempt_suspend_duration_seconds_count"
+	[[ "$output" == *'"status":"success"'* ]]
+	kill -TERM "$PPID_"; wait "$PPID_" || true; PPID_=
+	kill -TERM "$DPID"; wait "$DPID"; DPID=
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Build configurations, `make install`, the Debian package, the manual
+# pages and the systemd unit (issue 13). Everything builds into scratch
+# OUTPUT/DESTDIR folders; nothing is installed on the host.
+
+bats_require_minimum_version 1.5.0
+
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+
+setup_file() {
+	export OUT=$BATS_FILE_TMPDIR/out
+	# One dynamic build shared by the tests below (they only read it).
+	make -s -C "$TOP" OUTPUT="$OUT" BINDIR="$OUT/bin" \
+		"$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" >/dev/null
+}
+
+setup() {
+	cd "$TOP"
+}
+
+# need CMD PACKAGE: skip when a tool scripts/setup.sh installs is missing.
+need() {
+	command -v "$1" >/dev/null || skip "no $1 (apt-get install $2; scripts/setup.sh does)"
+}
+
+@test "make STATIC=1 after a dynamic build relinks statically, and back" {
+	o=$BATS_FILE_TMPDIR/o
+	run -0 make -s OUTPUT="$o" BINDIR="$o/bin" "$o/bin/gpreempt-ctl"
+	run -0 file "$o/bin/gpreempt-ctl"
+	[[ "$output" == *"dynamically linked"* ]]
+	run -0 make -s OUTPUT="$o" BINDIR="$o/bin" STATIC=1 "$o/bin/gpreempt-ctl"
+	run -0 file "$o/bin/gpreempt-ctl"
+	[[ "$output" == *"statically linked"* ]]
+	run readelf -d "$o/bin/gpreempt-ctl"
+	[[ "$output" != *NEEDED* ]]
+	run -0 make -s OUTPUT="$o" BINDIR="$o/bin" "$o/bin/gpreempt-ctl"
+	run -0 file "$o/bin/gpreempt-ctl"
+	[[ "$output" == *"dynamically linked"* ]]
+}
+
+@test "make DEBUG=1 recompiles every object with -Og" {
+	o=$BATS_FILE_TMPDIR/o
+	run -0 make -s OUTPUT="$o" BINDIR="$o/bin" "$o/bin/gpreempt-ctl"
+	run -0 make -s OUTPUT="$o" BINDIR="$o/bin" DEBUG=1 "$o/bin/gpreempt-ctl"
+	grep -q 'DEBUG=1' "$o/build-config"
+	# Every object's producer string records the flags it was built with.
+	for obj in "$o"/ctl.o "$o"/util.o; do
+		run -0 readelf --debug-dump=info "$obj"
+		[[ "$output" == *"DW_AT_producer"*"-Og"* ]]
+	done
+	# An unchanged configuration rebuilds nothing.
+	run -0 make OUTPUT="$o" BINDIR="$o/bin" DEBUG=1 "$o/bin/gpreempt-ctl"
+	[[ "$output" != *"CC "* && "$output" != *"BINARY "* ]]
+}
+
+@test "ARCH comes from uname -m; an unknown one fails with a clear error" {
+	case $(uname -m) in
+	x86_64) want=x86 ;; aarch64) want=arm64 ;; *) skip "untested machine $(uname -m)" ;;
+	esac
+	grep -q " ARCH=$want " "$OUT/build-config"
+	run -2 make -s OUTPUT="$BATS_TEST_TMPDIR/a" ARCH=nosuch \
+		"$BATS_TEST_TMPDIR/a/gpreempt.bpf.o"
+	[[ "$output" == *"no vmlinux/nosuch/vmlinux.h for ARCH=nosuch"* ]]
+	[[ "$output" == *"scripts/gen-vmlinux.sh"* ]]
+}
+
+@test "make install DESTDIR= PREFIX= installs exactly the expected files" {
+	need help2man help2man
+	d=$BATS_TEST_TMPDIR/root
+	run -0 make -s OUTPUT="$OUT" BINDIR="$OUT/bin" install DESTDIR="$d" PREFIX=/usr
+	run -0 bash -c "cd '$d' && find . -not -type d | sort"
+	expected="./etc/gpreempt/gpreempt.conf
+./usr/lib/systemd/system/gpreempt.service
+./usr/sbin/gpreempt-ctl
+./usr/sbin/gpreempt-trace
+./usr/share/man/man8/gpreempt-ctl.8
+./usr/share/man/man8/gpreempt-trace.8"
+	diff <(echo "$expected") <(echo "$output")
+	[ -x "$d/usr/sbin/gpreempt-ctl" ]
+	grep -q '^ExecStart=/usr/sbin/gpreempt-ctl daemon --config /etc/gpreempt/gpreempt.conf$' \
+		"$d/usr/lib/systemd/system/gpreempt.service"
+	run -0 make -s OUTPUT="$OUT" BINDIR="$OUT/bin" uninstall DESTDIR="$d" PREFIX=/usr
+	run -0 find "$d/usr" -not -type d
+	[ -z "$output" ]
+}
+
+@test "man -l renders both pages; they carry every option of --help" {
+	need help2man help2man
+	need man man-db
+	run -0 make -s OUTPUT="$OUT" BINDIR="$OUT/bin" man
+	for t in gpreempt-trace gpreempt-ctl; do
+		run -0 env MANWIDTH=200 man -l "$OUT/man/$t.8"
+		page=$output
+		[[ "$page" == *NAME*"$t - "* && "$page" == *"EXIT STATUS"* ]]
+		# Every long option of the tool's help (and of each command's).
+		helps=$("$OUT/bin/$t" --help)
+		if [ "$t" = gpreempt-ctl ]; then
+			for c in list suspend resume status check daemon; do
+				[[ "$page" == *"gpreempt-ctl $c [OPTION"* ]]
+				helps+=$("$OUT/bin/$t" "$c" --help)
+			done
+		fi
+		for opt in $(grep -oE -- '--[a-z][a-z-]+' <<< "$helps" | sort -u); do
+			[[ "$page" == *"$opt"* ]] || { echo "man $t lacks $opt"; false; }
+		done
+	done
+}
+
+@test "README names every option of both tools' --help (short or long form)" {
+	opts=$("$OUT/bin/gpreempt-trace" --help)
+	for c in list suspend resume status check daemon; do
+		opts+=$'\n'$("$OUT/bin/gpreempt-ctl" "$c" --help)
+	done
+	missing=()
+	# Option lines: "  -d, --duration=DURATION   ..." or "      --check  ...".
+	while read -r short long; do
+		case $long in --help|--usage|--version) continue ;; esac
+		grep -qe "$long[] =\`,)]" README.md && continue
+		[ "$short" != none ] && grep -qe "\`$short[ \`]" README.md && continue
+		missing+=("$long")
+	done < <(sed -nE 's/^ +(-[A-Za-z], )?(--[a-z][a-z-]+).*/\1 \2/p' <<< "$opts" |
+		 sed 's/,//' | awk 'NF == 1 { print "none", $1; next } { print }' | sort -u)
+	[ ${#missing[@]} -eq 0 ] || { echo "README lacks: ${missing[*]}"; false; }
+}
+
+@test "systemd-analyze verify: the installed unit is clean" {
+	need systemd-analyze systemd
+	d=$BATS_TEST_TMPDIR/root
+	# PREFIX inside the scratch root so ExecStart= names a real binary.
+	run -0 make -s OUTPUT="$OUT" BINDIR="$OUT/bin" install PREFIX="$d/usr" \
+		SYSCONFDIR="$d/etc"
+	run -0 env MANPATH="$d/usr/share/man" systemd-analyze verify \
+		"$d/usr/lib/systemd/system/gpreempt.service"
+	[ -z "$output" ]
+}
+
+@test "systemd-analyze security: the score is the README's" {
+	need systemd-analyze systemd
+	d=$BATS_TEST_TMPDIR/root
+	run -0 make -s OUTPUT="$OUT" BINDIR="$OUT/bin" install PREFIX="$d/usr" \
+		SYSCONFDIR="$d/etc"
+	run -0 systemd-analyze security --offline=yes \
+		"$d/usr/lib/systemd/system/gpreempt.service"
+	score=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p' <<< "$output")
+	[ -n "$score" ]
+	grep -q "systemd-analyze security.* $score " README.md ||
+		{ echo "README does not record the exposure level $score"; false; }
+}
+
+@test "make deb builds a package that lintian passes without errors" {
+	need dpkg-buildpackage dpkg-dev
+	need dh debhelper
+	need lintian lintian
+	run -0 make -s OUTPUT="$OUT" deb
+	deb=$(ls "$OUT"/deb/gpreempt_*_*.deb)
+	run -0 dpkg-deb -c "$deb"
+	for f in usr/sbin/gpreempt-trace usr/sbin/gpreempt-ctl \
+		 lib/systemd/system/gpreempt.service etc/gpreempt/gpreempt.conf \
+		 usr/share/man/man8/gpreempt-ctl.8.gz usr/share/man/man8/gpreempt-trace.8.gz; do
+		[[ "$output" == *" ./$f"* ]] || { echo "no $f in $deb"; false; }
+	done
+	# no error and no warning (informational tags only)
+	run -0 lintian --fail-on error,warning "$deb"
+	! grep -qE '^(E|W):' <<< "$output"
+	# the package's version is the tools' own
+	v=$(dpkg-deb -f "$deb" Version)
+	run -0 "$OUT/bin/gpreempt-trace" --version
+	[ "$output" = "gpreempt-trace $v" ]
+}
+
+@test "the .deb installs into a throwaway root, purges clean, resolves on this Debian" {
+	need dpkg-buildpackage dpkg-dev
+	deb=$(ls "$OUT"/deb/gpreempt_*_*.deb 2>/dev/null) ||
+		{ make -s OUTPUT="$OUT" deb >/dev/null; deb=$(ls "$OUT"/deb/gpreempt_*_*.deb); }
+	r=$BATS_TEST_TMPDIR/r
+	mkdir -p "$r"/var/lib/dpkg/{info,updates,triggers}
+	touch "$r/var/lib/dpkg/status"
+	# Maintainer scripts run outside a chroot with DPKG_ROOT set (debhelper's
+	# snippets honour it); the dependencies are checked against the host below.
+	run -0 dpkg --root="$r" --force-script-chrootless --force-depends -i "$deb"
+	[ -x "$r/usr/sbin/gpreempt-ctl" ]
+	[ -f "$r/lib/systemd/system/gpreempt.service" ]
+	run -0 dpkg --root="$r" --force-script-chrootless --purge gpreempt
+	run -0 find "$r" -not -type d -not -path "$r/var/lib/dpkg/*"
+	[ -z "$output" ] || { echo "left behind: $output"; false; }
+	# Every dependency resolves from this machine's apt sources.
+	run -0 apt-get -s -o Debug::NoLocking=1 install "$deb"
+	[[ "$output" == *"Inst gpreempt "* ]]
+}

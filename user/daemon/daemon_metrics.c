@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's side of its metrics (metrics.h): the hooks its files call
+ * (one line at each site; no-ops until daemon_metrics_start()) and the
+ * --metrics endpoint's render callback. One daemon per process, so the
+ * counters are this file's, not threaded through every call.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "daemon_int.h"
+#include "metrics.h"
+#include "procfs.h"
+#include "util.h"
+
+static struct gp_metrics metrics;
+static bool on;
+
+void daemon_metrics_start(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	metrics_init(&metrics, ts.tv_sec + ts.tv_nsec / 1e9);
+	on = true;
+}
+
+void dm_request(int verb)
+{
+	static const enum metrics_op op[] = {
+		[PROTO_SUSPEND] = MOP_SUSPEND, [PROTO_RESUME] = MOP_RESUME,
+		[PROTO_ATTACH] = MOP_ATTACH, [PROTO_DETACH] = MOP_DETACH,
+		[PROTO_STATUS] = MOP_STATUS,
+	};
+
+	if (on)
+		metrics_on_request(&metrics, verb > 0 &&
+				   verb < (int)(sizeof(op) / sizeof(op[0])) ?
+				   op[verb] : MOP_OTHER);
+}
+
+void dm_error(int exit_code)
+{
+	if (on)
+		metrics_on_error(&metrics, exit_code);
+}
+
+void dm_suspend(pid_t pid, uint64_t ioctl_ns, uint64_t since_request_ns)
+{
+	char comm[16] = "";
+
+	if (!on)
+		return;
+	procfs_comm(pid, comm, sizeof(comm));
+	metrics_on_suspend(&metrics, pid, comm, ioctl_ns, since_request_ns,
+			   monotonic_ns());
+}
+
+void dm_resume(pid_t pid, uint64_t ioctl_ns, bool watchdog)
+{
+	if (on)
+		metrics_on_resume(&metrics, pid, ioctl_ns, watchdog,
+				  monotonic_ns());
+}
+
+void dm_gone(pid_t pid)
+{
+	if (on)
+		metrics_on_gone(&metrics, pid, monotonic_ns());
+}
+
+/* The arbiter's counters (toggles, budget resumes, ...): name becomes
+ * gpreempt_policy_<name>_total; name and help must be static strings. */
+void dm_policy(const char *name, const char *help, uint64_t n)
+{
+	if (on)
+		metrics_policy_add(&metrics, name, help, n);
+}
+
+void dm_clients_rejected(void)
+{
+	if (on)
+		metrics.clients_rejected++;
+}
+
+void daemon_metrics_render(void *ctx, struct prom_buf *b)
+{
+	struct daemon *d = ctx;
+
+	metrics.sessions_held = d->n_t;
+	metrics_render(&metrics, monotonic_ns(), b);
+}
