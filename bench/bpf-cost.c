@@ -53,6 +53,7 @@
 #endif
 
 static struct bpf_cost_bpf *skel;
+static __u32 bench_qids[1] = { 1 };	/* the suspend names queue 1 */
 static struct ring_buffer *rb;
 static volatile uint64_t consumed;
 static volatile int stop;
@@ -414,7 +415,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto cleanup;
 	}
-	/* The dbg case walks the target's rows: give it one. */
+	/* The dbg case suspends queue 1 of the target: give it one. */
+	skel->bss->bench_qids_ptr = (uintptr_t)bench_qids;
 	if (test_run(skel->progs.bench_create_ok, 1) < 0)
 		goto cleanup;
 	ring_buffer__consume(rb);

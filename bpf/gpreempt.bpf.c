@@ -119,6 +119,9 @@ static __always_inline int on_create(void *data)
 	e.queue.priority = BPF_CORE_READ(a, queue_priority);
 	e.queue.percentage = BPF_CORE_READ(a, queue_percentage);
 	e.queue.ring_size = BPF_CORE_READ(a, ring_size);
+	e.queue.ring_base = BPF_CORE_READ(a, ring_base_address);
+	e.queue.wptr_addr = BPF_CORE_READ(a, write_pointer_address);
+	e.queue.rptr_addr = BPF_CORE_READ(a, read_pointer_address);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
 	return 0;
 }
@@ -149,6 +152,9 @@ static __always_inline int on_queue(struct queue___gp *q, __u32 op)
 	e.queue.percentage = BPF_CORE_READ(q, properties.queue_percent);
 	e.queue.ring_size = BPF_CORE_READ(q, properties.queue_size);
 	e.queue.doorbell_offset = BPF_CORE_READ(q, properties.doorbell_off);
+	e.queue.ring_base = BPF_CORE_READ(q, properties.queue_address);
+	e.queue.wptr_addr = (__u64)BPF_CORE_READ(q, properties.write_ptr);
+	e.queue.rptr_addr = (__u64)BPF_CORE_READ(q, properties.read_ptr);
 	gp_instant(&e, bpf_ktime_get_boot_ns());
 	return 0;
 }
@@ -258,11 +264,8 @@ static __always_inline int on_return(__u32 op, long ret)
 		break;
 	case GP_OP_SUSPEND:
 	case GP_OP_RESUME:
+		/* p->ptr: the user id array, read by gp_apply */
 		p->ev.susp.done = ret > 0 ? ret : 0;
-		if (ptr && p->ev.susp.num_queues) {
-			p->nqids = p->ev.susp.num_queues;
-			bpf_probe_read_user(p->qids, sizeof(p->qids), ptr);
-		}
 		break;
 	}
 	gp_finish(p, tid, op, ret, bpf_ktime_get_boot_ns());
@@ -360,6 +363,14 @@ static __always_inline __u32 gp_u32_at(void *base, int off)
 	return v;
 }
 
+static __always_inline __u64 gp_u64_at(void *base, int off)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), base + off);
+	return v;
+}
+
 SEC("kprobe")
 int BPF_KPROBE(rk_create, void *f, void *p, void *data)
 {
@@ -371,6 +382,9 @@ int BPF_KPROBE(rk_create, void *f, void *p, void *data)
 	e.queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
 	e.queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
 	e.queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
+	e.queue.ring_base = gp_u64_at(data, GP_UAPI_CQ_RING_BASE);
+	e.queue.wptr_addr = gp_u64_at(data, GP_UAPI_CQ_WPTR);
+	e.queue.rptr_addr = gp_u64_at(data, GP_UAPI_CQ_RPTR);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
 	return 0;
 }
@@ -387,9 +401,8 @@ int BPF_KRETPROBE(rr_create, long ret)
 	data = (void *)p->ptr;
 	if ((int)ret == 0) {
 		p->ev.queue_id = gp_u32_at(data, GP_UAPI_CQ_QUEUE_ID);
-		bpf_probe_read_kernel(&p->ev.queue.doorbell_offset,
-				      sizeof(__u64),
-				      data + GP_UAPI_CQ_DOORBELL_OFFSET);
+		p->ev.queue.doorbell_offset =
+			gp_u64_at(data, GP_UAPI_CQ_DOORBELL_OFFSET);
 	}
 	gp_finish(p, tid, GP_OP_CREATE, (int)ret, bpf_ktime_get_boot_ns());
 	return 0;

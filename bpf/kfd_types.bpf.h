@@ -54,7 +54,10 @@ enum kfd_queue_type___gp {
 struct queue_properties___gp {
 	enum kfd_queue_type___gp type;
 	unsigned int queue_id;
+	u64 queue_address;
 	u64 queue_size;
+	void *read_ptr;		/* uint32_t * (6.1), void __user * (6.12) */
+	void *write_ptr;
 	u32 priority;
 	u32 queue_percent;
 	u32 doorbell_off;
@@ -68,6 +71,9 @@ struct queue___gp {
 
 /* UAPI, include/uapi/linux/kfd_ioctl.h */
 struct kfd_ioctl_create_queue_args___gp {
+	u64 ring_base_address;
+	u64 write_pointer_address;
+	u64 read_pointer_address;
 	u64 doorbell_offset;
 	u32 ring_size;
 	u32 gpu_id;

@@ -20,8 +20,12 @@
 
 #include "gpreempt.h"
 
-#define GP_MAX_QIDS 8		/* queue ids of one suspend/resume applied */
-#define GP_ANY_GPU 0xffffffffU
+/*
+ * Queue ids of one suspend/resume applied to the map: all of them up to
+ * KFD_MAX_NUM_OF_QUEUES_PER_PROCESS (1024, kfd_priv.h), the most ids a
+ * process can have; an array longer than that repeats ids or names none.
+ */
+#define GP_MAX_SUSP_QIDS 1024
 #define GP_QID_MASK 0x3fffffffU	/* KFD_DBG_QUEUE_{ERROR,INVALID} bits off */
 #define GP_NO_QID 0xffffffffU	/* matches no queue */
 
@@ -45,6 +49,15 @@ const volatile __u32 gp_evflags = 0;		/* GP_EVF_REDUCED in
  * 1 ns and ns slots cannot be regrouped into true us slots later.
  */
 const volatile __u64 gp_hist_unit_ns = 1;
+/*
+ * Which ops' events go to the ring buffer (GP_OPMASK bits): all for the
+ * tracer's event mode, GP_IMMEDIATE_OPS for an embedder that only acts on
+ * queue lifecycle and suspend results, 0 for summary mode (histograms and
+ * the queue map only: nothing per event crosses to user space).
+ */
+const volatile __u32 gp_emit_ops = GP_ALL_OPS;
+/* Ops whose event wakes the reader at once (the rest is batched). */
+const volatile __u32 gp_wake_ops = GP_IMMEDIATE_OPS;
 
 struct gp_pending_key {
 	__u32 tid;
@@ -54,10 +67,9 @@ struct gp_pending_key {
 struct gp_pending {
 	__u64 start_ns;
 	__u64 ptr;		/* what the return side reads again
-				 * (the ioctl's args, the qpd) */
-	__u32 qids[GP_MAX_QIDS];
-	__u32 nqids;
-	__u32 pad;
+				 * (the ioctl's args, the qpd; for
+				 * suspend/resume the caller's user array
+				 * of ev.susp.num_queues ids, 0 for all) */
 	struct gp_event ev;
 };
 
@@ -97,6 +109,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } gp_owners SEC(".maps");
+
+/* (pid, queue_id) -> gpu_id of the gp_queues row; see gpreempt.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GP_MAX_QUEUES);
+	__type(key, struct gp_qidx_key);
+	__type(value, __u32);
+} gp_qidx SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -171,6 +191,8 @@ static __always_inline void gp_emit(const struct gp_event *e)
 	__u32 zero = 0;
 	__u64 *lost;
 
+	if (e->op >= GP_OP_MAX || !(gp_emit_ops & GP_OPMASK(e->op)))
+		return;
 	r = bpf_ringbuf_reserve(&gp_events, sizeof(*r), 0);
 	if (!r) {
 		lost = bpf_map_lookup_elem(&gp_lost, &zero);
@@ -181,13 +203,23 @@ static __always_inline void gp_emit(const struct gp_event *e)
 	__builtin_memcpy(r, e, sizeof(*r));
 	r->flags |= gp_evflags;
 	/*
-	 * Wake the loader only once 1/16 of the ring is pending; it drains
-	 * on its 100 ms poll timeout anyway. A wakeup per event made each
-	 * traced call tens of us slower when calls are sparse (bench/).
+	 * Queue lifecycle and suspend results that changed something wake
+	 * the reader at once (the arbiter must see a new queue within 1 ms);
+	 * they are rare. A forced wakeup costs ~6 us of BPF time (bench/
+	 * bpf-cost, 2026-11-23): failures (a loop of failing CREATE_QUEUE)
+	 * stay batched. The bulk stream wakes the reader only once 1/16 of
+	 * the ring is pending and is drained on the poll timeout: a wakeup
+	 * per event made each traced call tens of us slower when calls are
+	 * sparse (bench/).
 	 */
-	bpf_ringbuf_submit(r, bpf_ringbuf_query(&gp_events, BPF_RB_AVAIL_DATA) >=
-			   bpf_ringbuf_query(&gp_events, BPF_RB_RING_SIZE) / 16 ?
-			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	if ((gp_wake_ops & GP_OPMASK(e->op)) && e->ret >= 0)
+		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	else
+		bpf_ringbuf_submit(r, bpf_ringbuf_query(&gp_events,
+							BPF_RB_AVAIL_DATA) >=
+				   bpf_ringbuf_query(&gp_events,
+						     BPF_RB_RING_SIZE) / 16 ?
+				   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline __u32 gp_kq_type(__u32 ioc_type)
@@ -204,7 +236,7 @@ static __always_inline __u32 gp_kq_type(__u32 ioc_type)
 	}
 }
 
-/* Walk the queue map for one process (and GPU, and queue ids). */
+/* What happens to the rows a walk or a queue-id list selects. */
 enum gp_walk_act {
 	GP_WALK_EVICT,		/* set or clear EVICTED per "evicted" */
 	GP_WALK_SUSPEND,
@@ -215,39 +247,30 @@ enum gp_walk_act {
 struct gp_walk {
 	__u32 pid;
 	__u32 gpu_id;		/* GP_ANY_GPU: all */
-	__u32 nqids;		/* 0: every queue of pid (and gpu) */
-	__u32 qids[GP_MAX_QIDS];
 	__u32 act;
 	__u32 evicted;		/* GP_WALK_EVICT: qpd->evicted after */
 	__u32 count_transition;	/* bump the eviction/restore counters */
 	__u32 matched;
 	__u32 found_gpu;	/* gpu_id of the last row matched */
+	__u32 pad;
+	__u64 ids;		/* gp_walk_ids: user array of queue ids */
 	__u64 now;
 };
 
-static long gp_walk_cb(struct bpf_map *map, struct gp_queue_key *k,
-		       struct gp_queue_val *v, struct gp_walk *w)
+/* One selected row: its state change, or its deletion (and index's). */
+static __always_inline void gp_walk_row(struct gp_walk *w,
+					struct gp_queue_key *k,
+					struct gp_queue_val *v)
 {
-	bool hit;
+	struct gp_qidx_key ik = { .pid = k->pid, .queue_id = k->queue_id };
 
-	if (k->pid != w->pid)
-		return 0;
-	if (w->gpu_id != GP_ANY_GPU && k->gpu_id != w->gpu_id)
-		return 0;
-	hit = w->nqids == 0;
-	for (int i = 0; i < GP_MAX_QIDS; i++) {
-		if (i < w->nqids && w->qids[i] == k->queue_id)
-			hit = true;
-	}
-	if (!hit)
-		return 0;
 	w->matched++;
 	w->found_gpu = k->gpu_id;
-
 	switch (w->act) {
 	case GP_WALK_DELETE:
-		bpf_map_delete_elem(map, k);
-		return 0;
+		bpf_map_delete_elem(&gp_qidx, &ik);
+		bpf_map_delete_elem(&gp_queues, k);
+		return;
 	case GP_WALK_EVICT:
 		if (w->evicted) {
 			v->state |= GP_QS_EVICTED;
@@ -265,12 +288,56 @@ static long gp_walk_cb(struct bpf_map *map, struct gp_queue_key *k,
 		break;
 	case GP_WALK_RESUME:
 		if (!(v->state & GP_QS_SUSPENDED))
-			return 0;
+			return;
 		v->state &= ~GP_QS_SUSPENDED;
 		v->resumes++;
 		break;
 	}
 	v->changed_ns = w->now;
+}
+
+/* Every row of a process (and GPU): eviction, resume-all, exit. */
+static long gp_walk_cb(struct bpf_map *map, struct gp_queue_key *k,
+		       struct gp_queue_val *v, struct gp_walk *w)
+{
+	if (k->pid != w->pid)
+		return 0;
+	if (w->gpu_id != GP_ANY_GPU && k->gpu_id != w->gpu_id)
+		return 0;
+	gp_walk_row(w, k, v);
+	return 0;
+}
+
+/* The row of (w->pid, qid) through the index: O(1), no walk. */
+static __always_inline void gp_walk_qid(struct gp_walk *w, __u32 qid)
+{
+	struct gp_qidx_key ik = { .pid = w->pid, .queue_id = qid };
+	struct gp_queue_key k = { .pid = w->pid, .queue_id = qid };
+	struct gp_queue_val *v;
+	__u32 *gpu;
+
+	gpu = bpf_map_lookup_elem(&gp_qidx, &ik);
+	if (!gpu)
+		return;
+	k.gpu_id = *gpu;
+	v = bpf_map_lookup_elem(&gp_queues, &k);
+	if (v)
+		gp_walk_row(w, &k, v);
+}
+
+/*
+ * bpf_loop body over the caller's queue-id array as KFD left it: ids
+ * that failed carry the INVALID or ERROR bit and are skipped.
+ */
+static long gp_walk_ids_cb(__u32 i, struct gp_walk *w)
+{
+	__u32 qid;
+
+	if (bpf_probe_read_user(&qid, sizeof(qid),
+				(void *)(w->ids + (__u64)i * sizeof(qid))))
+		return 1;
+	if (!(qid & ~GP_QID_MASK))
+		gp_walk_qid(w, qid);
 	return 0;
 }
 
@@ -286,58 +353,70 @@ static __always_inline void gp_walk_init(struct gp_walk *w, __u32 pid,
 
 /* A queue seen to exist: insert, or refresh what the event knows. */
 static __always_inline void gp_queue_upsert(const struct gp_event *e,
-					    __u32 ktype, __u64 now)
+					    __u32 ktype, __u32 ioc_type,
+					    __u64 now)
 {
 	struct gp_queue_key k = {
 		.pid = e->pid, .gpu_id = e->gpu_id, .queue_id = e->queue_id,
 	};
+	struct gp_qidx_key ik = { .pid = e->pid, .queue_id = e->queue_id };
 	struct gp_queue_val *v, nv = {};
 	__u8 one = 1;
 
 	v = bpf_map_lookup_elem(&gp_queues, &k);
-	if (v) {
-		v->type = ktype;
-		v->priority = e->queue.priority;
-		v->ring_size = e->queue.ring_size;
-		if (v->origin == GP_ORIGIN_SYSFS && !v->created_ns)
-			v->created_ns = now;
-		v->changed_ns = now;
-		return;
+	if (!v) {
+		nv.created_ns = now;
+		nv.state = GP_QS_ACTIVE;
+		nv.origin = GP_ORIGIN_BPF;
+		nv.ioc_type = GP_IOC_QT_UNKNOWN;
+		bpf_map_update_elem(&gp_owners, &k.pid, &one, BPF_ANY);
+		bpf_map_update_elem(&gp_qidx, &ik, &k.gpu_id, BPF_ANY);
+		bpf_map_update_elem(&gp_queues, &k, &nv, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&gp_queues, &k);
+		if (!v) {		/* map full */
+			bpf_map_delete_elem(&gp_qidx, &ik);
+			return;
+		}
 	}
-	nv.created_ns = now;
-	nv.changed_ns = now;
-	nv.ring_size = e->queue.ring_size;
-	nv.type = ktype;
-	nv.priority = e->queue.priority;
-	nv.state = GP_QS_ACTIVE;
-	nv.origin = GP_ORIGIN_BPF;
-	bpf_map_update_elem(&gp_owners, &k.pid, &one, BPF_ANY);
-	bpf_map_update_elem(&gp_queues, &k, &nv, BPF_ANY);
+	v->type = ktype;
+	v->priority = e->queue.priority;
+	v->ring_size = e->queue.ring_size;
+	if (ioc_type != GP_IOC_QT_UNKNOWN)
+		v->ioc_type = ioc_type;
+	/* q_add runs inside CREATE_QUEUE: keep what either one knew. */
+	if (e->queue.wptr_addr || e->queue.rptr_addr) {
+		v->ring_base = e->queue.ring_base;
+		v->wptr_addr = e->queue.wptr_addr;
+		v->rptr_addr = e->queue.rptr_addr;
+	}
+	if (v->origin == GP_ORIGIN_SYSFS && !v->created_ns)
+		v->created_ns = now;
+	v->changed_ns = now;
 }
 
 /* What a completed event does to the queue map. */
 static __always_inline void gp_apply(struct gp_event *e, struct gp_pending *p,
 				     __u64 now)
 {
+	struct gp_qidx_key ik = {};
 	struct gp_queue_key k = {};
 	struct gp_walk w;
 
 	switch (e->op) {
 	case GP_OP_CREATE:
 		if (e->ret == 0)
-			gp_queue_upsert(e, gp_kq_type(e->queue.type), now);
+			gp_queue_upsert(e, gp_kq_type(e->queue.type),
+					e->queue.type, now);
 		break;
 	case GP_OP_QUEUE_ADD:
-		gp_queue_upsert(e, e->queue.type, now);
+		gp_queue_upsert(e, e->queue.type, GP_IOC_QT_UNKNOWN, now);
 		break;
 	case GP_OP_DESTROY:
 		/* The ioctl names no GPU: queue ids are per process. */
 		if (e->ret != 0)
 			break;
 		gp_walk_init(&w, e->pid, GP_ANY_GPU, GP_WALK_DELETE, now);
-		w.nqids = 1;
-		w.qids[0] = e->queue_id;
-		bpf_for_each_map_elem(&gp_queues, gp_walk_cb, &w, 0);
+		gp_walk_qid(&w, e->queue_id);
 		if (w.matched && !e->gpu_id)
 			e->gpu_id = w.found_gpu;
 		break;
@@ -345,7 +424,10 @@ static __always_inline void gp_apply(struct gp_event *e, struct gp_pending *p,
 		k.pid = e->pid;
 		k.gpu_id = e->gpu_id;
 		k.queue_id = e->queue_id;
+		ik.pid = e->pid;
+		ik.queue_id = e->queue_id;
 		bpf_map_delete_elem(&gp_queues, &k);
+		bpf_map_delete_elem(&gp_qidx, &ik);
 		break;
 	case GP_OP_EVICT:
 	case GP_OP_RESTORE:
@@ -366,28 +448,16 @@ static __always_inline void gp_apply(struct gp_event *e, struct gp_pending *p,
 		gp_walk_init(&w, e->target_pid, GP_ANY_GPU,
 			     e->op == GP_OP_SUSPEND ? GP_WALK_SUSPEND :
 						      GP_WALK_RESUME, now);
-		/*
-		 * p->qids is the caller's array as KFD left it: ids that
-		 * failed carry the INVALID or ERROR bit. No array at all
-		 * (resume_queues(p, 0, NULL) on debug disable) means all.
-		 */
-		if (p->nqids) {
-			__u32 good = 0;
-
-			w.nqids = p->nqids < GP_MAX_QIDS ? p->nqids :
-							   GP_MAX_QIDS;
-			for (int i = 0; i < GP_MAX_QIDS; i++) {
-				if (i < w.nqids && !(p->qids[i] & ~GP_QID_MASK)) {
-					w.qids[i] = p->qids[i];
-					good++;
-				} else {
-					w.qids[i] = GP_NO_QID;
-				}
-			}
-			if (!good)
-				break;
+		/* No array at all (resume_queues(p, 0, NULL) on debug
+		 * disable) means every queue of the process. */
+		if (!p->ptr || !e->susp.num_queues) {
+			bpf_for_each_map_elem(&gp_queues, gp_walk_cb, &w, 0);
+			break;
 		}
-		bpf_for_each_map_elem(&gp_queues, gp_walk_cb, &w, 0);
+		w.ids = p->ptr;
+		bpf_loop(e->susp.num_queues < GP_MAX_SUSP_QIDS ?
+			 e->susp.num_queues : GP_MAX_SUSP_QIDS,
+			 gp_walk_ids_cb, &w, 0);
 		break;
 	}
 }

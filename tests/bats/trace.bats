@@ -242,3 +242,15 @@ now_ms() {
 	# and left no pinned map behind
 	[ ! -e /sys/fs/bpf/gpreempt/queues ]
 }
+
+@test "trace: the kernel refusing the BPF programs exits 5, not 1" {
+	# Root without CAP_PERFMON and CAP_SYS_ADMIN: bpf(2) works (the
+	# pre-check creates a map) but the kernel really refuses tracing
+	# programs, as a locked-down or restricted kernel would.
+	run --separate-stderr unshare -m sh -c 'mount -t tmpfs gp-test /dev &&
+		: > /dev/kfd && exec setpriv --bounding-set=-perfmon,-sys_admin \
+		--inh-caps=-perfmon,-sys_admin "$0" "$@"' "$TRACE" -d 1
+	echo "status $status: $stderr"
+	[ "$status" -eq 5 ]
+	[[ "$stderr" == *"refused the BPF programs"* ]]
+}

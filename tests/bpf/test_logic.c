@@ -29,7 +29,8 @@ static struct logic_test_bpf *skel;
 static struct gp_event evs[MAX_EV];
 static int nev, nseen;
 
-static struct logic_test_bpf *open_unit(bool filter, __u64 unit_ns)
+static struct logic_test_bpf *open_cfg(bool filter, __u64 unit_ns,
+				       __u32 emit_ops)
 {
 	struct logic_test_bpf *s = logic_test_bpf__open();
 
@@ -37,12 +38,18 @@ static struct logic_test_bpf *open_unit(bool filter, __u64 unit_ns)
 		return NULL;
 	s->rodata->gp_filter_pids = filter;
 	s->rodata->gp_hist_unit_ns = unit_ns;
+	s->rodata->gp_emit_ops = emit_ops;
 	bpf_map__set_max_entries(s->maps.gp_events, RB_SIZE);
 	if (logic_test_bpf__load(s)) {
 		logic_test_bpf__destroy(s);
 		return NULL;
 	}
 	return s;
+}
+
+static struct logic_test_bpf *open_unit(bool filter, __u64 unit_ns)
+{
+	return open_cfg(filter, unit_ns, GP_ALL_OPS);
 }
 
 static struct logic_test_bpf *open_skel(bool filter)
@@ -126,8 +133,9 @@ static void seed(__u32 pid, __u32 gpu, __u32 qid)
 
 	bpf_map_update_elem(bpf_map__fd(skel->maps.gp_queues), &k, &v, 0);
 	/* as the loader does after seeding from sysfs */
-	gp_queues_mark_owners(bpf_map__fd(skel->maps.gp_queues),
-			      bpf_map__fd(skel->maps.gp_owners));
+	gp_queues_index(bpf_map__fd(skel->maps.gp_queues),
+			bpf_map__fd(skel->maps.gp_owners),
+			bpf_map__fd(skel->maps.gp_qidx));
 }
 
 static bool hist(struct logic_test_bpf *s, __u32 op, __u32 sub,
@@ -181,6 +189,41 @@ TEST(create_ok_fills_event_map_and_histogram)
 	CHECK(h.count == 1 && h.sum_ns == 5000);
 	CHECK(h.slots[12] == 1);	/* 4096 <= 5000 < 8192 */
 	CHECK(count_keys(skel->maps.gp_pending, sizeof(__u32) * 2) == 0);
+}
+
+TEST(create_captures_the_queue_pointer_addresses)
+{
+	struct gp_qidx_key ik = { .pid = 42, .queue_id = 3 };
+	struct gp_queue_val v;
+	__u32 gpu = 0;
+
+	fresh();
+	skel->bss->test_addrs[0] = 0x7f0000100000ULL;	/* ring */
+	skel->bss->test_addrs[1] = 0x7f0000200038ULL;	/* write_dispatch_id */
+	skel->bss->test_addrs[2] = 0x7f0000200080ULL;	/* read_dispatch_id */
+	/* KFD order: the ioctl starts, kfd_procfs_add_queue, it returns */
+	begin(GP_OP_CREATE, 100, 42, 0x1234, 0, 2, 7, 100, 4096, 0, 1000);
+	begin(GP_OP_QUEUE_ADD, 100, 42, 0x1234, 3, 0, 7, 100, 4096, 0,
+	      1500);
+	CHECK(row(42, 0x1234, 3, &v) && v.ioc_type == GP_IOC_QT_UNKNOWN);
+	finish(GP_OP_CREATE, 100, 0, 2000, 3, 0, 0, 0);
+	CHECK(row(42, 0x1234, 3, &v));
+	CHECK(v.ring_base == 0x7f0000100000ULL);
+	CHECK(v.wptr_addr == 0x7f0000200038ULL);
+	CHECK(v.rptr_addr == 0x7f0000200080ULL);
+	CHECK(v.ioc_type == 2 && v.type == 0 && v.ring_size == 4096);
+	CHECK(!bpf_map_lookup_elem(bpf_map__fd(skel->maps.gp_qidx), &ik,
+				   &gpu) && gpu == 0x1234);
+	CHECK(drain(skel) == 2);
+	CHECK(evs[1].op == GP_OP_CREATE);
+	CHECK(evs[1].queue.wptr_addr == 0x7f0000200038ULL);
+	CHECK(evs[1].queue.rptr_addr == 0x7f0000200080ULL);
+	CHECK(evs[1].queue.ring_base == 0x7f0000100000ULL);
+	/* destroy: row and index entry go */
+	begin(GP_OP_DESTROY, 100, 42, 0, 3, 0, 0, 0, 0, 0, 3000);
+	finish(GP_OP_DESTROY, 100, 0, 3100, 0, 0, 0, 0);
+	CHECK(!row(42, 0x1234, 3, &v));
+	CHECK(count_keys(skel->maps.gp_qidx, sizeof(ik)) == 0);
 }
 
 TEST(create_failure_reports_errno_and_adds_no_row)
@@ -280,6 +323,8 @@ TEST(eviction_is_refcounted_per_process_and_gpu)
 
 TEST(suspend_marks_only_queues_kfd_did_not_flag)
 {
+	/* the caller's array as KFD left it: queue 2 failed */
+	__u32 ids[] = { 1, 2 | 0x80000000u, 3 };
 	struct gp_queue_val v;
 
 	fresh();
@@ -288,7 +333,7 @@ TEST(suspend_marks_only_queues_kfd_did_not_flag)
 	seed(50, 7, 3);
 	/* target 50 (the owner), debugger thread 60 */
 	begin(GP_OP_SUSPEND, 60, 50, 0, 0, 3, 10, 0, 0, 50, 0);
-	finish(GP_OP_SUSPEND, 60, 2, 1000, 3, 1, 2 | 0x80000000u, 3);
+	finish(GP_OP_SUSPEND, 60, 2, 1000, (uintptr_t)ids, 0, 0, 0);
 	CHECK(row(50, 7, 1, &v) && v.state == GP_QS_SUSPENDED);
 	CHECK(v.suspends == 1);
 	CHECK(row(50, 7, 2, &v) && v.state == GP_QS_ACTIVE);
@@ -311,15 +356,144 @@ TEST(suspend_marks_only_queues_kfd_did_not_flag)
 	CHECK(evs[2].op == GP_OP_RESUME && evs[2].duration_ns == 500);
 }
 
+TEST(suspend_applies_every_queue_id_up_to_kfd_limit)
+{
+	enum { N = 100 };
+	__u32 ids[N];
+	struct gp_queue_val v;
+	int suspended = 0, resumed = 0;
+
+	fresh();
+	for (int i = 0; i < N; i++) {
+		seed(50, i % 2 ? 8 : 7, i);
+		ids[i] = i;
+	}
+	seed(51, 7, 5);	/* another process, same id: untouched */
+	begin(GP_OP_SUSPEND, 60, 50, 0, 0, N, 0, 0, 0, 50, 0);
+	finish(GP_OP_SUSPEND, 60, N, 10, (uintptr_t)ids, 0, 0, 0);
+	for (int i = 0; i < N; i++)
+		suspended += row(50, i % 2 ? 8 : 7, i, &v) &&
+			     v.state == GP_QS_SUSPENDED && v.suspends == 1;
+	printf("# %d of %d rows suspended\n", suspended, N);
+	CHECK(suspended == N);
+	CHECK(row(51, 7, 5, &v) && v.state == GP_QS_ACTIVE);
+	begin(GP_OP_RESUME, 60, 50, 0, 0, N, 0, 0, 0, 50, 20);
+	finish(GP_OP_RESUME, 60, N, 30, (uintptr_t)ids, 0, 0, 0);
+	for (int i = 0; i < N; i++)
+		resumed += row(50, i % 2 ? 8 : 7, i, &v) &&
+			   v.state == GP_QS_ACTIVE && v.resumes == 1;
+	CHECK(resumed == N);
+}
+
+TEST(exit_drops_the_index_with_the_rows)
+{
+	__u64 leader[] = { 70, 70, 500 };
+
+	fresh();
+	seed(70, 7, 1);
+	seed(70, 8, 2);
+	seed(71, 7, 1);
+	CHECK(count_keys(skel->maps.gp_qidx, 8) == 3);
+	CHECK(run(skel->progs.test_logic_exit, leader, 3) == 0);
+	CHECK(count_keys(skel->maps.gp_qidx, 8) == 1);
+	CHECK(count_keys(skel->maps.gp_queues, 16) == 1);
+}
+
+/* One event of op through begin/finish (or instant for q_add). */
+static void one_event(__u32 op, __u32 tid)
+{
+	begin(op, tid, 42, 7, 9, 0, 0, 0, 4096, 0, 0);
+	if (op != GP_OP_QUEUE_ADD)
+		finish(op, tid, 0, 10, 9, 0, 0, 0);
+}
+
+TEST(immediate_ops_wake_the_reader_bulk_ops_wait)
+{
+	struct ring_buffer *rb;
+
+	fresh();
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.gp_events), on_event,
+			      NULL, NULL);
+	CHECK(rb);
+	if (!rb)
+		return;
+	/* bulk: submitted without a wakeup, epoll sees nothing yet */
+	one_event(GP_OP_HW_FENCE, 5);
+	one_event(GP_OP_EVICT, 5);
+	CHECK(ring_buffer__poll(rb, 0) == 0);
+	CHECK(nseen == 0);
+	/* a failed create stays batched */
+	begin(GP_OP_CREATE, 5, 42, 7, 0, 0, 0, 0, 0, 0, 0);
+	finish(GP_OP_CREATE, 5, -EINVAL, 10, 0, 0, 0, 0);
+	CHECK(ring_buffer__poll(rb, 0) == 0);
+	CHECK(ring_buffer__consume(rb) == 3);
+	nev = nseen = 0;
+	/* a bulk event, then a create: it wakes, the reader gets both */
+	one_event(GP_OP_HW_FENCE, 5);
+	one_event(GP_OP_CREATE, 5);
+	CHECK(ring_buffer__poll(rb, 0) == 2);
+	CHECK(nseen == 2 && evs[1].op == GP_OP_CREATE);
+	CHECK(ring_buffer__poll(rb, 0) == 0);
+	for (__u32 op = 0; op < GP_OP_MAX; op++) {
+		int before = nseen, woke;
+
+		if (op == GP_OP_EXIT || op == GP_OP_QUEUE_DEL)
+			continue;	/* exit: test_logic_exit; del: below */
+		one_event(op, 6);
+		woke = ring_buffer__poll(rb, 0) > 0;
+		if (woke != !!(GP_IMMEDIATE_OPS & GP_OPMASK(op)))
+			printf("# op %u: woke %d\n", op, woke);
+		CHECK(woke == !!(GP_IMMEDIATE_OPS & GP_OPMASK(op)));
+		if (!woke)
+			ring_buffer__consume(rb);
+		CHECK(nseen == before + 1);
+		/*
+		 * libbpf's epoll is level-triggered: after a wakeup the ring
+		 * stays on the ready list until one poll finds it empty.
+		 */
+		CHECK(ring_buffer__poll(rb, 0) == 0);
+	}
+	ring_buffer__free(rb);
+}
+
+TEST(emit_mask_keeps_maps_and_histograms_sends_only_chosen_ops)
+{
+	struct logic_test_bpf *save = skel;
+	struct gp_queue_val v;
+	struct gp_hist h;
+
+	for (int mode = 0; mode < 2; mode++) {
+		__u32 mask = mode ? 0 : GP_IMMEDIATE_OPS;
+
+		skel = open_cfg(false, 1, mask);
+		CHECK(skel);
+		if (!skel)
+			break;
+		nev = nseen = 0;
+		one_event(GP_OP_HW_FENCE, 5);
+		one_event(GP_OP_CREATE, 5);
+		one_event(GP_OP_DBG_TRAP, 5);
+		CHECK(drain(skel) == (mode ? 0 : 1));
+		if (!mode)
+			CHECK(evs[0].op == GP_OP_CREATE);
+		/* summary mode (0): the kernel side still does everything */
+		CHECK(row(42, 7, 9, &v));
+		CHECK(hist(skel, GP_OP_HW_FENCE, 0, &h) && h.count == 1);
+		CHECK(hist(skel, GP_OP_CREATE, 0, &h) && h.count == 1);
+		logic_test_bpf__destroy(skel);
+	}
+	skel = save;
+}
+
 TEST(suspend_returning_zero_changes_nothing)
 {
+	__u32 ids[] = { 7 | 0x80000000u, 1234 | 0x80000000u };
 	struct gp_queue_val v;
 
 	fresh();
 	seed(50, 7, 7);
 	begin(GP_OP_SUSPEND, 60, 50, 0, 0, 2, 0, 0, 0, 50, 0);
-	finish(GP_OP_SUSPEND, 60, 0, 10, 2, 7 | 0x80000000u,
-	       1234 | 0x80000000u, 0);
+	finish(GP_OP_SUSPEND, 60, 0, 10, (uintptr_t)ids, 0, 0, 0);
 	CHECK(row(50, 7, 7, &v) && v.state == GP_QS_ACTIVE);
 	CHECK(drain(skel) == 1 && evs[0].susp.done == 0);
 }
@@ -553,12 +727,17 @@ int main(void)
 		return 0;
 	}
 	RUN(create_ok_fills_event_map_and_histogram);
+	RUN(create_captures_the_queue_pointer_addresses);
 	RUN(create_failure_reports_errno_and_adds_no_row);
 	RUN(return_without_entry_is_ignored);
 	RUN(destroy_deletes_the_row_on_any_gpu);
 	RUN(procfs_add_and_del_are_instant_and_keep_the_map);
 	RUN(eviction_is_refcounted_per_process_and_gpu);
 	RUN(suspend_marks_only_queues_kfd_did_not_flag);
+	RUN(suspend_applies_every_queue_id_up_to_kfd_limit);
+	RUN(exit_drops_the_index_with_the_rows);
+	RUN(immediate_ops_wake_the_reader_bulk_ops_wait);
+	RUN(emit_mask_keeps_maps_and_histograms_sends_only_chosen_ops);
 	RUN(suspend_returning_zero_changes_nothing);
 	RUN(debug_trap_histogram_is_per_trap_op);
 	RUN(process_exit_drops_rows_and_pending_pairs);

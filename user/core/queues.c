@@ -142,6 +142,7 @@ static int read_queue(const char *qdir, struct gp_queue_row *r)
 	r->v.ring_size = size;
 	r->v.state = GP_QS_ACTIVE;
 	r->v.origin = GP_ORIGIN_SYSFS;
+	r->v.ioc_type = GP_IOC_QT_UNKNOWN;	/* sysfs has the kernel type */
 	return 0;
 }
 
@@ -264,15 +265,19 @@ int gp_queues_seed_from(int map_fd, struct gp_scan_opts *so)
 	return ret < 0 ? ret : s.written;
 }
 
-int gp_queues_mark_owners(int queues_fd, int owners_fd)
+int gp_queues_index(int queues_fd, int owners_fd, int qidx_fd)
 {
 	struct gp_queue_key k, next;
+	struct gp_qidx_key ik;
 	void *prev = NULL;
 	__u8 one = 1;
 	int n = 0;
 
 	while (!bpf_map_get_next_key(queues_fd, prev, &next)) {
-		if (bpf_map_update_elem(owners_fd, &next.pid, &one, BPF_ANY))
+		ik.pid = next.pid;
+		ik.queue_id = next.queue_id;
+		if (bpf_map_update_elem(owners_fd, &next.pid, &one, BPF_ANY) ||
+		    bpf_map_update_elem(qidx_fd, &ik, &next.gpu_id, BPF_ANY))
 			return -errno;
 		k = next;
 		prev = &k;

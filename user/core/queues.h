@@ -82,11 +82,13 @@ int gp_queues_scan_array(struct gp_scan_opts *so, struct gp_queue_row **rows);
 int gp_queues_seed(int map_fd, const int *pids, int npids);
 int gp_queues_seed_from(int map_fd, struct gp_scan_opts *so);
 /*
- * Add the pid of every row of queues_fd to the tracer's owners set
- * (gp_owners), after seeding: the exit hook walks the queue map only for
- * pids in it. Returns rows visited or -errno.
+ * After seeding, index every row of queues_fd as BPF does for the rows it
+ * adds: its pid into the owners set (gp_owners: the exit hook walks the
+ * queue map only for pids in it) and (pid, queue_id) -> gpu_id into
+ * gp_qidx (suspend, resume and destroy find rows by id through it).
+ * Returns rows visited or -errno.
  */
-int gp_queues_mark_owners(int queues_fd, int owners_fd);
+int gp_queues_index(int queues_fd, int owners_fd, int qidx_fd);
 
 /* fd of the pinned map (bpf_obj_get(GP_PIN_QUEUES)), or -errno
  * (-ENOENT: no tracer running). */

@@ -59,6 +59,8 @@ struct gp_attach {
 	bool force_kprobes;
 	bool kallsyms_read;
 	bool exit_attached;	/* sched_process_exit cleanup */
+	int fentry_load_err;	/* the fentry load failed (-errno) and every
+				 * hook was demoted to a kprobe; 0: no */
 	struct btf *vmlinux_btf;
 	struct btf *mod_btf;
 	int mod_btf_fd;		/* for the fentry probe loads */
