@@ -418,6 +418,29 @@ TEST(json_escapes_comm)
 	CHECK(strstr(json(&e), "\"comm\":\"a\\\"b\\\\c\\n\"") != NULL);
 }
 
+TEST(json_escapes_bytes_that_are_not_utf8)
+{
+	struct gp_event e = create_ev();
+
+	/* valid 2- and 3-byte sequences stay; a lone 0xff, a cut
+	 * sequence, an overlong '/' (c0 af) and a surrogate do not */
+	strcpy(e.comm, "\xc3\xa9\xe2\x82\xac\xff\xc3z\xc0\xaf\xed\xa0\x80");
+	CHECK(strstr(json(&e), "\"comm\":\"\xc3\xa9\xe2\x82\xac\\u00ff\\u00c3z"
+		     "\\u00c0\\u00af\\u00ed\\u00a0\\u0080\"") != NULL);
+}
+
+TEST(text_never_writes_control_characters_from_comm)
+{
+	struct gp_event e = create_ev();
+	const char *line;
+
+	strcpy(e.comm, "\x1b[2Jpw\x07n\r\x7f");
+	line = text(&e, GP_UNIT_USEC, false);
+	for (const char *c = line; *c; c++)
+		CHECK(*c == '\n' || ((unsigned char)*c >= 0x20 && *c != 0x7f));
+	CHECK(strstr(line, "?[2Jpw?n??") != NULL);
+}
+
 TEST(lost)
 {
 	struct gp_out_opts o = {};
@@ -487,6 +510,8 @@ int main(void)
 	RUN(json_queue_add_uses_kernel_type);
 	RUN(json_per_op_fields);
 	RUN(json_escapes_comm);
+	RUN(json_escapes_bytes_that_are_not_utf8);
+	RUN(text_never_writes_control_characters_from_comm);
 	RUN(lost);
 	RUN(json_parses_with_jq);
 	free(capture_buf);

@@ -59,12 +59,7 @@ void gp_print_log2_hist(FILE *f, const __u64 *vals, int n,
 
 static const char *op_str(__u32 op, char *buf, size_t len)
 {
-	const char *n = gp_op_name(op);
-
-	if (n)
-		return n;
-	snprintf(buf, len, "?%u", op);
-	return buf;
+	return gp_name_or_num(gp_op_name(op), op, buf, len);
 }
 
 char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
@@ -75,13 +70,9 @@ char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
 	size_t off;
 	int i;
 
-	if (k->op == GP_OP_DBG_TRAP) {
-		sub = gp_dbg_op_name(k->sub);
-		if (!sub) {
-			snprintf(subb, sizeof(subb), "?%u", k->sub);
-			sub = subb;
-		}
-	}
+	if (k->op == GP_OP_DBG_TRAP)
+		sub = gp_name_or_num(gp_dbg_op_name(k->sub), k->sub, subb,
+				     sizeof(subb));
 	off = snprintf(buf, len, "%s%s%s latency", op_str(k->op, opb,
 			sizeof(opb)), sub ? " " : "", sub ? sub : "");
 	for (i = 0; i < npids && off < len; i++)
@@ -124,11 +115,8 @@ static void hist_json(FILE *f, const struct gp_hist_key *k,
 	json_str(&j, "op", op_str(k->op, opb, sizeof(opb)));
 	json_u64(&j, "sub", k->sub);
 	if (k->op == GP_OP_DBG_TRAP) {
-		sub = gp_dbg_op_name(k->sub);
-		if (!sub) {
-			snprintf(subb, sizeof(subb), "?%u", k->sub);
-			sub = subb;
-		}
+		sub = gp_name_or_num(gp_dbg_op_name(k->sub), k->sub, subb,
+				     sizeof(subb));
 		json_str(&j, "dbg_op", sub);
 	}
 	json_str(&j, "title", title);

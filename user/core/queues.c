@@ -367,24 +367,17 @@ static const char *state_text(__u32 s, char *buf, size_t len)
 {
 	if (s == GP_QS_EVICTED_SUSPENDED)
 		return "evict+susp";
-	if (gp_qstate_name(s))
-		return gp_qstate_name(s);
-	snprintf(buf, len, "?%u", s);
-	return buf;
+	return gp_name_or_num(gp_qstate_name(s), s, buf, len);
 }
 
 static const char *origin_name(__u32 o)
 {
-	return o == GP_ORIGIN_SYSFS ? "sysfs" : o == GP_ORIGIN_BPF ? "bpf" :
-	       "?";
+	return gp_origin_name(o) ? gp_origin_name(o) : "?";
 }
 
 static const char *ktype(__u32 t, char *buf, size_t len)
 {
-	if (gp_kq_type_name(t))
-		return gp_kq_type_name(t);
-	snprintf(buf, len, "?%u", t);
-	return buf;
+	return gp_name_or_num(gp_kq_type_name(t), t, buf, len);
 }
 
 void gp_queue_row_header(FILE *f)
@@ -421,12 +414,8 @@ void gp_queue_row_json(FILE *f, const struct gp_queue_row *r)
 	json_u64(&j, "queue_type_raw", r->v.type);
 	json_u64(&j, "priority", r->v.priority);
 	json_u64(&j, "ring_size_bytes", r->v.ring_size);
-	if (gp_qstate_name(r->v.state)) {
-		json_str(&j, "state", gp_qstate_name(r->v.state));
-	} else {
-		snprintf(sb, sizeof(sb), "?%u", r->v.state);
-		json_str(&j, "state", sb);
-	}
+	json_str(&j, "state", gp_name_or_num(gp_qstate_name(r->v.state),
+					     r->v.state, sb, sizeof(sb)));
 	json_str(&j, "origin", origin_name(r->v.origin));
 	json_u64(&j, "created_boot_ns", r->v.created_ns);
 	json_u64(&j, "changed_boot_ns", r->v.changed_ns);

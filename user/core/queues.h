@@ -30,7 +30,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "gpreempt.h"
-#include "output.h"
+#include "names.h"
+#include "outopts.h"
 
 #define GP_SYSFS_PROC "/sys/class/kfd/kfd/proc"
 

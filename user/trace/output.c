@@ -8,54 +8,6 @@
 #include "output.h"
 #include "util.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define NAME(tab, i) ((i) < ARRAY_SIZE(tab) ? (tab)[i] : NULL)
-
-/* Short, at most 8 characters: they are the OP column. */
-static const char *const op_names[] = {
-	[GP_OP_CREATE] = "create",
-	[GP_OP_DESTROY] = "destroy",
-	[GP_OP_QUEUE_ADD] = "q_add",
-	[GP_OP_QUEUE_DEL] = "q_del",
-	[GP_OP_EVICT] = "evict",
-	[GP_OP_RESTORE] = "restore",
-	[GP_OP_PROC_EVICT] = "p_evict",
-	[GP_OP_DBG_TRAP] = "dbg_trap",
-	[GP_OP_SUSPEND] = "suspend",
-	[GP_OP_RESUME] = "resume",
-	[GP_OP_HW_UNMAP] = "hw_unmap",
-	[GP_OP_HW_FENCE] = "hw_fence",
-	[GP_OP_MES_REMOVE] = "mes_rm",
-	[GP_OP_MES_ADD] = "mes_add",
-	[GP_OP_EXIT] = "exit",
-};
-
-/* KFD_IOC_QUEUE_TYPE_* (the CREATE_QUEUE argument). */
-static const char *const ioc_qtypes[] = {
-	"compute", "sdma", "compute_aql", "sdma_xgmi", "sdma_by_eng_id",
-};
-
-/* enum kfd_queue_type (struct queue, sysfs "type"). */
-static const char *const kq_types[] = {
-	"compute", "sdma", "hiq", "diq", "sdma_xgmi", "sdma_by_eng_id",
-};
-
-/* enum kfd_dbg_trap_operations; JSON names, then the text ones. */
-static const char *const dbg_ops[] = {
-	"enable", "disable", "send_runtime_event", "set_exceptions_enabled",
-	"set_wave_launch_override", "set_wave_launch_mode", "suspend_queues",
-	"resume_queues", "set_node_address_watch", "clear_node_address_watch",
-	"set_flags", "query_debug_event", "query_exception_info",
-	"get_queue_snapshot", "get_device_snapshot",
-};
-
-/* At most 7 characters: the text DETAIL column is narrow. */
-static const char *const dbg_ops_short[] = {
-	"enable", "disable", "rt_ev", "set_exc", "wv_ovr", "wv_mode",
-	"suspend", "resume", "set_wp", "clr_wp", "flags", "qry_ev",
-	"qry_exc", "q_snap", "d_snap",
-};
-
 /* Queue type names shortened for the text DETAIL column. */
 static const char *qtype_short(const char *name)
 {
@@ -70,115 +22,10 @@ static const char *qtype_short(const char *name)
 	return name;
 }
 
-/* enum KFD_QUEUE_EVICTION_TRIGGERS. */
-static const char *const triggers[] = {
-	"svm", "userptr", "ttm", "suspend", "criu_checkpoint", "criu_restore",
-};
-
-static const char *const qstates[] = {
-	[GP_QS_ACTIVE] = "active",
-	[GP_QS_EVICTED] = "evicted",
-	[GP_QS_SUSPENDED] = "suspended",
-	[GP_QS_EVICTED_SUSPENDED] = "evicted_suspended",
-};
-
-const char *gp_op_name(__u32 op)
-{
-	return NAME(op_names, op);
-}
-
-const char *gp_ioc_queue_type_name(__u32 t)
-{
-	return NAME(ioc_qtypes, t);
-}
-
-const char *gp_kq_type_name(__u32 t)
-{
-	return NAME(kq_types, t);
-}
-
-const char *gp_dbg_op_name(__u32 op)
-{
-	return NAME(dbg_ops, op);
-}
-
-const char *gp_trigger_name(__u32 trigger)
-{
-	return NAME(triggers, trigger);
-}
-
-const char *gp_qstate_name(__u32 state)
-{
-	return NAME(qstates, state);
-}
-
-const char *gp_errno_name(int err)
-{
-	if (err < 0)
-		err = -err;
-	return err ? strerrorname_np(err) : NULL;
-}
-
-uint64_t gp_unit_ns(enum gp_unit u)
-{
-	switch (u) {
-	case GP_UNIT_MSEC:
-		return NSEC_PER_MSEC;
-	case GP_UNIT_USEC:
-		return NSEC_PER_USEC;
-	default:
-		return 1;
-	}
-}
-
-const char *gp_unit_label(enum gp_unit u)
-{
-	switch (u) {
-	case GP_UNIT_MSEC:
-		return "msecs";
-	case GP_UNIT_USEC:
-		return "usecs";
-	default:
-		return "nsecs";
-	}
-}
-
-const char *gp_unit_short(enum gp_unit u)
-{
-	switch (u) {
-	case GP_UNIT_MSEC:
-		return "ms";
-	case GP_UNIT_USEC:
-		return "us";
-	default:
-		return "ns";
-	}
-}
-
-/* "name" or "?<n>" into buf. */
-static const char *or_num(const char *name, __u32 n, char *buf, size_t len)
-{
-	if (name)
-		return name;
-	snprintf(buf, len, "?%u", n);
-	return buf;
-}
-
 static bool instant(__u32 op)
 {
 	return op == GP_OP_QUEUE_ADD || op == GP_OP_QUEUE_DEL ||
 	       op == GP_OP_EXIT;
-}
-
-char *gp_fmt_size(char *buf, size_t len, uint64_t v)
-{
-	if (v && !(v % (1ULL << 20)))
-		snprintf(buf, len, "%" PRIu64 "M", v >> 20);
-	else if (v && !(v % 1024))
-		snprintf(buf, len, "%" PRIu64 "K", v >> 10);
-	else
-		snprintf(buf, len, "%" PRIu64, v);
-	return buf;
 }
 
 static void fmt_lat(char *buf, size_t len, const struct gp_event *e,
@@ -223,14 +70,14 @@ static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
 		gp_fmt_size(sz, sizeof(sz), e->queue.ring_size);
 		t = qtype_short(gp_ioc_queue_type_name(e->queue.type));
 		snprintf(buf, len, "%s p%u %s",
-			 or_num(t, e->queue.type, n, sizeof(n)),
+			 gp_name_or_num(t, e->queue.type, n, sizeof(n)),
 			 e->queue.priority, sz);
 		break;
 	case GP_OP_QUEUE_ADD:
 	case GP_OP_QUEUE_DEL:
 		t = qtype_short(gp_kq_type_name(e->queue.type));
 		snprintf(buf, len, "%s p%u",
-			 or_num(t, e->queue.type, n, sizeof(n)),
+			 gp_name_or_num(t, e->queue.type, n, sizeof(n)),
 			 e->queue.priority);
 		break;
 	case GP_OP_EVICT:
@@ -243,11 +90,11 @@ static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
 		if (t && !strncmp(t, "criu_", 5))	/* fit the column */
 			t = e->evict.trigger == 4 ? "criu_ckpt" : "criu_rstr";
 		snprintf(buf, len, "%s",
-			 or_num(t, e->evict.trigger, n, sizeof(n)));
+			 gp_name_or_num(t, e->evict.trigger, n, sizeof(n)));
 		break;
 	case GP_OP_DBG_TRAP:
 		snprintf(buf, len, "%s >%u",
-			 or_num(NAME(dbg_ops_short, e->dbg.dbg_op),
+			 gp_name_or_num(gp_dbg_op_short(e->dbg.dbg_op),
 				e->dbg.dbg_op, n, sizeof(n)), e->target_pid);
 		break;
 	case GP_OP_SUSPEND:
@@ -314,13 +161,13 @@ void gp_out_event_text(FILE *f, const struct gp_event *e,
 		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
 		fprintf(f, "%-8s ", ts);
 	}
-	memcpy(comm, e->comm, GP_COMM_LEN);
-	comm[GP_COMM_LEN] = '\0';
+	/* A comm is the process's choice: no escape sequences to a tty. */
+	gp_text_safe(comm, sizeof(comm), e->comm, GP_COMM_LEN);
 	fmt_ret(ret, sizeof(ret), e->ret);
 	fmt_lat(lat, sizeof(lat), e, o->unit);
 	fmt_detail(detail, sizeof(detail), e);
 	fprintf(f, "%-8s %-6u %-5u %-6llu %-10.10s %5u %3u %-6s %7s%s%s\n",
-		or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
+		gp_name_or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
 		e->ns_pid, (unsigned long long)e->cgroup_id, comm, e->gpu_id,
 		e->queue_id, ret, lat, detail[0] ? " " : "", detail);
 }
@@ -330,7 +177,7 @@ static void json_name(struct json *j, const char *key, const char *raw_key,
 {
 	char n[16];
 
-	json_str(j, key, or_num(name, raw, n, sizeof(n)));
+	json_str(j, key, gp_name_or_num(name, raw, n, sizeof(n)));
 	json_u64(j, raw_key, raw);
 }
 
@@ -343,7 +190,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	comm[GP_COMM_LEN] = '\0';
 	json_begin(&j, f);
 	json_str(&j, "type", "event");
-	json_str(&j, "op", or_num(gp_op_name(e->op), e->op, n, sizeof(n)));
+	json_str(&j, "op", gp_name_or_num(gp_op_name(e->op), e->op, n, sizeof(n)));
 	json_u64(&j, "ts_boot_ns", e->ts_ns);
 	json_u64(&j, "duration_ns", e->duration_ns);
 	json_u64(&j, "pid", e->pid);
@@ -355,7 +202,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	json_u64(&j, "queue_id", e->queue_id);
 	json_s64(&j, "ret", e->ret);
 	if (e->ret < 0)
-		json_str(&j, "errno_name", or_num(gp_errno_name(e->ret),
+		json_str(&j, "errno_name", gp_name_or_num(gp_errno_name(e->ret),
 						  -e->ret, n, sizeof(n)));
 	json_u64(&j, "pasid", e->pasid);
 	json_bool(&j, "reduced", e->flags & GP_EVF_REDUCED);

@@ -55,50 +55,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "gpreempt.h"
-
-/* Unit of the LAT column and histograms (-m / -u; the tool's default,
- * usecs, is set by the loader; 0 is raw nsecs). */
-enum gp_unit {
-	GP_UNIT_NSEC = 0,	/* what BPF measures */
-	GP_UNIT_USEC,
-	GP_UNIT_MSEC,
-};
-
-struct gp_out_opts {
-	bool json;
-	bool timestamp;		/* -T: TIME column (wall clock HH:MM:SS) */
-	/*
-	 * LAT column and histograms (-m/-u). Histogram slots must have been
-	 * bucketed in this same unit: the loader sets the BPF rodata
-	 * gp_hist_unit_ns = gp_unit_ns(unit) before load (see hist.h).
-	 */
-	enum gp_unit unit;
-	/*
-	 * CLOCK_REALTIME - CLOCK_BOOTTIME in ns, to turn ts_ns into a wall
-	 * time for -T. 0: computed on first use. Tests set it (with TZ=UTC)
-	 * so the output is reproducible.
-	 */
-	int64_t boot_to_real_ns;
-};
-
-/* ns per unit (1, 1000, 1000000) and its label ("nsecs", "usecs", ..). */
-uint64_t gp_unit_ns(enum gp_unit u);
-const char *gp_unit_label(enum gp_unit u);
-/* Short label for column headers: "ns", "us", "ms". */
-const char *gp_unit_short(enum gp_unit u);
-
-/* Names; NULL when the number is unknown (callers print "?<n>"). */
-const char *gp_op_name(__u32 op);		/* "create", "suspend" */
-const char *gp_ioc_queue_type_name(__u32 t);	/* KFD_IOC_QUEUE_TYPE_* */
-const char *gp_kq_type_name(__u32 t);		/* enum kfd_queue_type */
-const char *gp_dbg_op_name(__u32 op);		/* "suspend_queues" */
-const char *gp_trigger_name(__u32 trigger);	/* "ttm", "criu_restore" */
-const char *gp_qstate_name(__u32 state);	/* "active", "evicted" */
-/* "EINVAL" for 22 or -22; NULL if unknown. */
-const char *gp_errno_name(int err);
-
-/* Ring sizes are powers of two in practice: 4096 -> "4K", 2^20 -> "1M". */
-char *gp_fmt_size(char *buf, size_t len, uint64_t bytes);
+#include "names.h"
+#include "outopts.h"
 
 /* Column header line (text mode only; nothing in JSON mode). */
 void gp_out_header(FILE *f, const struct gp_out_opts *o);
