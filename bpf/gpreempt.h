@@ -172,6 +172,22 @@ struct gp_qidx_key {
 	__u32 queue_id;
 };
 
+/* Per-CPU counters of map gp_lost (the loader sums them). */
+enum gp_stat {
+	GP_STAT_LOST = 0,	/* events dropped: ring buffer full */
+	GP_STAT_HIST_FULL,	/* histogram samples dropped: gp_hists full */
+	GP_STAT_QUEUES_FULL,	/* queue rows not added: gp_queues full */
+	GP_STAT_MAX,
+};
+
+/*
+ * Debug-trap ops KFD does not know (kfd_dbg_trap_operations ends at
+ * GET_DEVICE_SNAPSHOT, 14) share one histogram: any KFD user can send
+ * them, and one key each would fill gp_hists for everybody.
+ */
+#define GP_DBG_OP_LAST 14
+#define GP_DBG_OP_OTHER 255
+
 /* Per-op (and, for the debug trap, per dbg op) latency histogram. */
 struct gp_hist_key {
 	__u32 op;		/* enum gp_op */

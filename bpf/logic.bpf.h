@@ -82,10 +82,13 @@ struct {
 	__uint(max_entries, 4 * 1024 * 1024);
 } gp_events SEC(".maps");
 
-/* Failed ring-buffer reservations, per CPU: the loader sums and reports. */
+/*
+ * Per-CPU counters, enum gp_stat: failed ring-buffer reservations (key 0,
+ * the name is historical) and full maps. The loader sums and reports.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, GP_STAT_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
 } gp_lost SEC(".maps");
@@ -164,6 +167,14 @@ static __always_inline __u32 gp_slot(__u64 v)
 	return r < GP_MAX_SLOTS ? r : GP_MAX_SLOTS - 1;
 }
 
+static __always_inline void gp_stat_inc(__u32 idx)
+{
+	__u64 *n = bpf_map_lookup_elem(&gp_lost, &idx);
+
+	if (n)
+		*n += 1;	/* per-CPU slot: no atomics needed */
+}
+
 static __always_inline void gp_hist_add(__u32 op, __u32 sub, __u64 ns)
 {
 	struct gp_hist_key k = { .op = op, .sub = sub };
@@ -175,8 +186,10 @@ static __always_inline void gp_hist_add(__u32 op, __u32 sub, __u64 ns)
 	if (!h) {
 		bpf_map_update_elem(&gp_hists, &k, &zero, BPF_NOEXIST);
 		h = bpf_map_lookup_elem(&gp_hists, &k);
-		if (!h)
+		if (!h) {
+			gp_stat_inc(GP_STAT_HIST_FULL);
 			return;
+		}
 	}
 	slot = gp_slot(gp_hist_unit_ns > 1 ? ns / gp_hist_unit_ns : ns);
 	if (slot < GP_MAX_SLOTS)
@@ -188,16 +201,12 @@ static __always_inline void gp_hist_add(__u32 op, __u32 sub, __u64 ns)
 static __always_inline void gp_emit(const struct gp_event *e)
 {
 	struct gp_event *r;
-	__u32 zero = 0;
-	__u64 *lost;
 
 	if (e->op >= GP_OP_MAX || !(gp_emit_ops & GP_OPMASK(e->op)))
 		return;
 	r = bpf_ringbuf_reserve(&gp_events, sizeof(*r), 0);
 	if (!r) {
-		lost = bpf_map_lookup_elem(&gp_lost, &zero);
-		if (lost)
-			*lost += 1;	/* per-CPU slot: no atomics needed */
+		gp_stat_inc(GP_STAT_LOST);
 		return;
 	}
 	__builtin_memcpy(r, e, sizeof(*r));
@@ -374,6 +383,7 @@ static __always_inline void gp_queue_upsert(const struct gp_event *e,
 		bpf_map_update_elem(&gp_queues, &k, &nv, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&gp_queues, &k);
 		if (!v) {		/* map full */
+			gp_stat_inc(GP_STAT_QUEUES_FULL);
 			bpf_map_delete_elem(&gp_qidx, &ik);
 			return;
 		}
@@ -490,7 +500,10 @@ static __always_inline struct gp_pending *gp_pending_get(__u32 tid, __u32 op)
 
 static __always_inline __u32 gp_hist_sub(const struct gp_event *e)
 {
-	return e->op == GP_OP_DBG_TRAP ? e->dbg.dbg_op : 0;
+	if (e->op != GP_OP_DBG_TRAP)
+		return 0;
+	return e->dbg.dbg_op <= GP_DBG_OP_LAST ? e->dbg.dbg_op :
+						 GP_DBG_OP_OTHER;
 }
 
 /* Return side: complete, account and emit; the pending entry goes. */

@@ -104,19 +104,21 @@ int BPF_PROG(test_logic_exit, __u64 pid, __u64 tid, __u64 now)
 	return 0;
 }
 
-/* Emit n events straight into the ring buffer (to fill it). */
-SEC("raw_tp")
-int BPF_PROG(test_logic_flood, __u64 n)
+static long flood_one(__u32 i, void *ctx)
 {
 	struct gp_event e = {};
 
 	e.op = GP_OP_HW_FENCE;
-	for (int i = 0; i < 4096; i++) {
-		if (i >= n)
-			break;
-		e.queue_id = i;
-		gp_emit(&e);
-	}
+	e.queue_id = i;
+	gp_emit(&e);
+	return 0;
+}
+
+/* Emit n events straight into the ring buffer (to fill it). */
+SEC("raw_tp")
+int BPF_PROG(test_logic_flood, __u64 n)
+{
+	bpf_loop(n < 4096 ? n : 4096, flood_one, NULL, 0);
 	return 0;
 }
 

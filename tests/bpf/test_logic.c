@@ -560,6 +560,76 @@ TEST(full_ring_buffer_counts_lost_events_per_cpu)
 	CHECK((__u64)nseen + sum == 1000);
 }
 
+/* Sum of one per-CPU counter of gp_lost (GP_STAT_*). */
+static __u64 stat_sum(__u32 idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v = calloc(ncpu, sizeof(*v)), sum = 0;
+
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(skel->maps.gp_lost), &idx,
+				      v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+TEST(bogus_debug_ops_cannot_fill_the_histogram_map)
+{
+	__u64 total = 0;
+	char key[8], next[8];
+	void *prev = NULL;
+	int keys = 0;
+
+	fresh();
+	/* any KFD user can send 300 different unknown debug-trap ops */
+	for (int op = 100; op < 400; op++) {
+		begin(GP_OP_DBG_TRAP, 60, 60, 0, 0, op, 0, 0, 0, 50, 0);
+		finish(GP_OP_DBG_TRAP, 60, -EINVAL, 10, 0, 0, 0, 0);
+	}
+	/* and the real ops still get their own histograms afterwards */
+	begin(GP_OP_DBG_TRAP, 60, 60, 0, 0, 6, 0, 0, 0, 50, 0);
+	finish(GP_OP_DBG_TRAP, 60, 0, 10, 0, 0, 0, 0);
+	begin(GP_OP_CREATE, 61, 60, 7, 0, 0, 0, 0, 0, 0, 0);
+	finish(GP_OP_CREATE, 61, -EINVAL, 10, 0, 0, 0, 0);
+	while (!bpf_map_get_next_key(bpf_map__fd(skel->maps.gp_hists), prev,
+				     next)) {
+		struct gp_hist h;
+
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		keys++;
+		if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.gp_hists),
+					 key, &h))
+			total += h.count;
+	}
+	printf("# %d histograms, %llu samples\n", keys,
+	       (unsigned long long)total);
+	CHECK(total == 302);
+	CHECK(keys == 3);
+	CHECK(stat_sum(GP_STAT_HIST_FULL) == 0);
+}
+
+TEST(a_full_histogram_map_is_counted)
+{
+	struct logic_test_bpf *s = logic_test_bpf__open();
+
+	CHECK(s);
+	if (!s)
+		return;
+	bpf_map__set_max_entries(s->maps.gp_hists, 1);
+	bpf_map__set_max_entries(s->maps.gp_events, RB_SIZE);
+	CHECK(logic_test_bpf__load(s) == 0);
+	logic_test_bpf__destroy(skel);
+	skel = s;
+	begin(GP_OP_CREATE, 61, 60, 7, 0, 0, 0, 0, 0, 0, 0);
+	finish(GP_OP_CREATE, 61, -EINVAL, 10, 0, 0, 0, 0);
+	begin(GP_OP_DESTROY, 61, 60, 7, 0, 0, 0, 0, 0, 0, 0);
+	finish(GP_OP_DESTROY, 61, -EINVAL, 10, 0, 0, 0, 0);
+	CHECK(stat_sum(GP_STAT_HIST_FULL) == 1);
+	CHECK(stat_sum(GP_STAT_LOST) == 0);
+}
+
 TEST(pid_filter_keeps_owner_or_target)
 {
 	struct logic_test_bpf *save = skel;
@@ -742,6 +812,8 @@ int main(void)
 	RUN(debug_trap_histogram_is_per_trap_op);
 	RUN(process_exit_drops_rows_and_pending_pairs);
 	RUN(full_ring_buffer_counts_lost_events_per_cpu);
+	RUN(bogus_debug_ops_cannot_fill_the_histogram_map);
+	RUN(a_full_histogram_map_is_counted);
 	RUN(pid_filter_keeps_owner_or_target);
 	RUN(histogram_unit_divides_before_bucketing);
 	RUN(log2_slots);

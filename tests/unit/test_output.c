@@ -457,6 +457,24 @@ TEST(lost)
 	CHECK_STR(capture_done(f), "{\"type\":\"lost\",\"events\":0}\n");
 }
 
+TEST(full_maps_are_reported_only_when_something_dropped)
+{
+	struct gp_out_opts o = {};
+	FILE *f = capture_open();
+
+	gp_out_full(f, 0, 0, &o);
+	CHECK_STR(capture_done(f), "");
+	f = capture_open();
+	gp_out_full(f, 5, 0, &o);
+	CHECK_STR(capture_done(f),
+		  "5 histogram samples dropped (gp_hists full)\n");
+	o.json = true;
+	f = capture_open();
+	gp_out_full(f, 5, 2, &o);
+	CHECK_STR(capture_done(f), "{\"type\":\"map_full\","
+		  "\"hist_samples\":5,\"queues\":2}\n");
+}
+
 /* Every JSON form parses, with jq when the machine has it. */
 TEST(json_parses_with_jq)
 {
@@ -513,6 +531,7 @@ int main(void)
 	RUN(json_escapes_bytes_that_are_not_utf8);
 	RUN(text_never_writes_control_characters_from_comm);
 	RUN(lost);
+	RUN(full_maps_are_reported_only_when_something_dropped);
 	RUN(json_parses_with_jq);
 	free(capture_buf);
 	return tap_done();

@@ -84,14 +84,15 @@ const char *gp_kq_type_name(__u32 t)
 	return NAME(kq_types, t);
 }
 
+/* GP_DBG_OP_OTHER: the histogram of every op KFD does not know. */
 const char *gp_dbg_op_name(__u32 op)
 {
-	return NAME(dbg_ops, op);
+	return op == GP_DBG_OP_OTHER ? "unknown_ops" : NAME(dbg_ops, op);
 }
 
 const char *gp_dbg_op_short(__u32 op)
 {
-	return NAME(dbg_ops_short, op);
+	return op == GP_DBG_OP_OTHER ? "unknown" : NAME(dbg_ops_short, op);
 }
 
 const char *gp_trigger_name(__u32 trigger)

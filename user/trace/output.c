@@ -276,6 +276,29 @@ void gp_out_event(FILE *f, const struct gp_event *e,
 		gp_out_event_text(f, e, o);
 }
 
+void gp_out_full(FILE *f, uint64_t hist_samples, uint64_t queues,
+		 const struct gp_out_opts *o)
+{
+	struct json j;
+
+	if (!hist_samples && !queues)
+		return;
+	if (o->json) {
+		json_begin(&j, f);
+		json_str(&j, "type", "map_full");
+		json_u64(&j, "hist_samples", hist_samples);
+		json_u64(&j, "queues", queues);
+		json_end(&j);
+		return;
+	}
+	if (hist_samples)
+		fprintf(f, "%" PRIu64 " histogram samples dropped (gp_hists "
+			"full)\n", hist_samples);
+	if (queues)
+		fprintf(f, "%" PRIu64 " queues not tracked (gp_queues full)\n",
+			queues);
+}
+
 void gp_out_lost(FILE *f, uint64_t lost, const struct gp_out_opts *o)
 {
 	struct json j;

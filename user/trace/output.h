@@ -68,5 +68,12 @@ void gp_out_event_text(FILE *f, const struct gp_event *e,
 void gp_out_event_json(FILE *f, const struct gp_event *e);
 /* "N events lost" (text: only if N > 0; JSON: always one object). */
 void gp_out_lost(FILE *f, uint64_t lost, const struct gp_out_opts *o);
+/*
+ * Full BPF maps, only when something was dropped: text "N histogram
+ * samples dropped (gp_hists full)" / "N queues not tracked (gp_queues
+ * full)"; JSON {"type":"map_full","hist_samples":N,"queues":N}.
+ */
+void gp_out_full(FILE *f, uint64_t hist_samples, uint64_t queues,
+		 const struct gp_out_opts *o);
 
 #endif

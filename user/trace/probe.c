@@ -285,19 +285,24 @@ int gp_probe_hists_fd(const struct gp_probe *p)
 	return bpf_map__fd(p->skel->maps.gp_hists);
 }
 
-__u64 gp_probe_lost(const struct gp_probe *p)
+__u64 gp_probe_stat(const struct gp_probe *p, enum gp_stat s)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	__u64 sum = 0, *v;
-	__u32 zero = 0;
+	__u32 key = s;
 
 	if (ncpu <= 0)
 		return 0;
 	v = calloc(ncpu, sizeof(*v));
 	if (v && !bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.gp_lost),
-				      &zero, v))
+				      &key, v))
 		for (int i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+__u64 gp_probe_lost(const struct gp_probe *p)
+{
+	return gp_probe_stat(p, GP_STAT_LOST);
 }

@@ -101,7 +101,10 @@ int gp_probe_queues_fd(const struct gp_probe *p);	/* gp_queues */
 /* The loaded object, for what this API does not cover (maps by name). */
 struct bpf_object *gp_probe_object(const struct gp_probe *p);
 int gp_probe_hists_fd(const struct gp_probe *p);	/* gp_hists */
-/* Events dropped because the ring was full, summed over CPUs. */
+/* A counter of enum gp_stat summed over CPUs (GP_STAT_LOST: events
+ * dropped because the ring was full; *_FULL: a map was full). */
+__u64 gp_probe_stat(const struct gp_probe *p, enum gp_stat s);
+/* gp_probe_stat(p, GP_STAT_LOST) */
 __u64 gp_probe_lost(const struct gp_probe *p);
 
 #endif

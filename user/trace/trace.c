@@ -249,6 +249,8 @@ static void print_final(struct gp_probe *p)
 	gp_hists_print_pids(stdout, gp_probe_hists_fd(p), &o, env.pids,
 			    env.npids);
 	gp_out_lost(stdout, gp_probe_lost(p), &o);
+	gp_out_full(stdout, gp_probe_stat(p, GP_STAT_HIST_FULL),
+		    gp_probe_stat(p, GP_STAT_QUEUES_FULL), &o);
 	fflush(stdout);
 }
 
