@@ -4,9 +4,10 @@
  * flavours, fentry/fexit ("fe_"/"fx_") and kprobe/kretprobe ("kp_"/"kr_"),
  * as libbpf-tools' fsslower does. The loader keeps one flavour per hook
  * (bpf_program__set_autoload) and attaches by name, so nothing here names
- * its target. The reduced set ("rk_"/"rr_") reads only the UAPI ioctl
- * argument structs at fixed offsets, for kernels whose amdgpu module has
- * no BTF. Probes only read the kernel; logic.bpf.h does the rest.
+ * its target. The ioctl hooks read only the UAPI argument structs, at
+ * fixed offsets: their kprobe flavour is the reduced mode, for kernels
+ * whose amdgpu module has no BTF. Probes only read the kernel;
+ * logic.bpf.h does the rest.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -106,33 +107,52 @@ static __always_inline __u32 gp_enclosing_target(__u32 tid)
 	return p ? p->ev.pid : 0;
 }
 
+/*
+ * The ioctl argument structs are UAPI: fixed offsets (kfd_uapi.h, checked
+ * against <linux/kfd_ioctl.h> by tests/bpf), no CO-RE, so the ioctl hooks
+ * load without amdgpu's BTF and serve the reduced mode as they are.
+ */
+static __always_inline __u32 gp_u32_at(void *base, int off)
+{
+	__u32 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), base + off);
+	return v;
+}
+
+static __always_inline __u64 gp_u64_at(void *base, int off)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), base + off);
+	return v;
+}
+
 /* ---- entry handlers: build the event, stash it ---- */
 
 static __always_inline int on_create(void *data)
 {
-	struct kfd_ioctl_create_queue_args___gp *a = data;
 	struct gp_event e;
 
 	gp_ev_current(&e, GP_OP_CREATE);
-	e.gpu_id = BPF_CORE_READ(a, gpu_id);
-	e.queue.type = BPF_CORE_READ(a, queue_type);
-	e.queue.priority = BPF_CORE_READ(a, queue_priority);
-	e.queue.percentage = BPF_CORE_READ(a, queue_percentage);
-	e.queue.ring_size = BPF_CORE_READ(a, ring_size);
-	e.queue.ring_base = BPF_CORE_READ(a, ring_base_address);
-	e.queue.wptr_addr = BPF_CORE_READ(a, write_pointer_address);
-	e.queue.rptr_addr = BPF_CORE_READ(a, read_pointer_address);
+	e.gpu_id = gp_u32_at(data, GP_UAPI_CQ_GPU_ID);
+	e.queue.type = gp_u32_at(data, GP_UAPI_CQ_QUEUE_TYPE);
+	e.queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
+	e.queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
+	e.queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
+	e.queue.ring_base = gp_u64_at(data, GP_UAPI_CQ_RING_BASE);
+	e.queue.wptr_addr = gp_u64_at(data, GP_UAPI_CQ_WPTR);
+	e.queue.rptr_addr = gp_u64_at(data, GP_UAPI_CQ_RPTR);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
 	return 0;
 }
 
 static __always_inline int on_destroy(void *data)
 {
-	struct kfd_ioctl_destroy_queue_args___gp *a = data;
 	struct gp_event e;
 
 	gp_ev_current(&e, GP_OP_DESTROY);
-	e.queue_id = BPF_CORE_READ(a, queue_id);
+	e.queue_id = gp_u32_at(data, GP_UAPI_DQ_QUEUE_ID);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
 	return 0;
 }
@@ -193,12 +213,11 @@ static __always_inline int on_proc_evict(struct kfd_process___gp *p,
 
 static __always_inline int on_dbg(void *data)
 {
-	struct kfd_ioctl_dbg_trap_args___gp *a = data;
 	struct gp_event e;
 
 	gp_ev_current(&e, GP_OP_DBG_TRAP);
-	e.target_pid = BPF_CORE_READ(a, pid);
-	e.dbg.dbg_op = BPF_CORE_READ(a, op);
+	e.target_pid = gp_u32_at(data, GP_UAPI_DBG_PID);
+	e.dbg.dbg_op = gp_u32_at(data, GP_UAPI_DBG_OP);
 	e.dbg.debugger_pid = e.pid;
 	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
 	return 0;
@@ -250,11 +269,9 @@ static __always_inline int on_return(__u32 op, long ret)
 	switch (op) {
 	case GP_OP_CREATE:
 		if (ret == 0) {
-			struct kfd_ioctl_create_queue_args___gp *a = ptr;
-
-			p->ev.queue_id = BPF_CORE_READ(a, queue_id);
+			p->ev.queue_id = gp_u32_at(ptr, GP_UAPI_CQ_QUEUE_ID);
 			p->ev.queue.doorbell_offset =
-				BPF_CORE_READ(a, doorbell_offset);
+				gp_u64_at(ptr, GP_UAPI_CQ_DOORBELL_OFFSET);
 		}
 		break;
 	case GP_OP_EVICT:
@@ -350,109 +367,6 @@ GP_ENTRY(mes12_rm, on_hw(GP_OP_MES_REMOVE, 0, 0, 0, 0), void *mes)
 GP_RETURN(mes12_rm, GP_OP_MES_REMOVE)
 GP_ENTRY(mes12_add, on_hw(GP_OP_MES_ADD, 0, 0, 0, 0), void *mes)
 GP_RETURN(mes12_add, GP_OP_MES_ADD)
-
-/*
- * Reduced mode: no module BTF, so no CO-RE against amdgpu types; the UAPI
- * argument structs have a fixed layout, read at their offsets.
- */
-static __always_inline __u32 gp_u32_at(void *base, int off)
-{
-	__u32 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), base + off);
-	return v;
-}
-
-static __always_inline __u64 gp_u64_at(void *base, int off)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), base + off);
-	return v;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(rk_create, void *f, void *p, void *data)
-{
-	struct gp_event e;
-
-	gp_ev_current(&e, GP_OP_CREATE);
-	e.gpu_id = gp_u32_at(data, GP_UAPI_CQ_GPU_ID);
-	e.queue.type = gp_u32_at(data, GP_UAPI_CQ_QUEUE_TYPE);
-	e.queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
-	e.queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
-	e.queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
-	e.queue.ring_base = gp_u64_at(data, GP_UAPI_CQ_RING_BASE);
-	e.queue.wptr_addr = gp_u64_at(data, GP_UAPI_CQ_WPTR);
-	e.queue.rptr_addr = gp_u64_at(data, GP_UAPI_CQ_RPTR);
-	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(rr_create, long ret)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct gp_pending *p = gp_pending_get(tid, GP_OP_CREATE);
-	void *data;
-
-	if (!p)
-		return 0;
-	data = (void *)p->ptr;
-	if ((int)ret == 0) {
-		p->ev.queue_id = gp_u32_at(data, GP_UAPI_CQ_QUEUE_ID);
-		p->ev.queue.doorbell_offset =
-			gp_u64_at(data, GP_UAPI_CQ_DOORBELL_OFFSET);
-	}
-	gp_finish(p, tid, GP_OP_CREATE, (int)ret, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(rk_destroy, void *f, void *p, void *data)
-{
-	struct gp_event e;
-
-	gp_ev_current(&e, GP_OP_DESTROY);
-	e.queue_id = gp_u32_at(data, GP_UAPI_DQ_QUEUE_ID);
-	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(rk_dbg, void *f, void *p, void *data)
-{
-	struct gp_event e;
-
-	gp_ev_current(&e, GP_OP_DBG_TRAP);
-	e.target_pid = gp_u32_at(data, GP_UAPI_DBG_PID);
-	e.dbg.dbg_op = gp_u32_at(data, GP_UAPI_DBG_OP);
-	e.dbg.debugger_pid = e.pid;
-	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-static __always_inline int gp_reduced_return(__u32 op, long ret)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct gp_pending *p = gp_pending_get(tid, op);
-
-	if (p)
-		gp_finish(p, tid, op, ret, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(rr_destroy, long ret)
-{
-	return gp_reduced_return(GP_OP_DESTROY, (int)ret);
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(rr_dbg, long ret)
-{
-	return gp_reduced_return(GP_OP_DBG_TRAP, (int)ret);
-}
 
 /* Both modes: a process going away takes its rows with it. */
 SEC("raw_tp/sched_process_exit")

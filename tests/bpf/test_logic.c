@@ -19,6 +19,7 @@
 #include "gpreempt.h"
 #include "kfd_uapi.h"
 #include "queues.h"
+#include "attach.h"
 #include "logic_test.skel.h"
 #include "gpreempt.skel.h"
 
@@ -705,6 +706,12 @@ TEST(log2_slots)
 
 TEST(reduced_mode_offsets_match_uapi)
 {
+	CHECK(offsetof(struct kfd_ioctl_create_queue_args, ring_base_address) ==
+	      GP_UAPI_CQ_RING_BASE);
+	CHECK(offsetof(struct kfd_ioctl_create_queue_args,
+		       write_pointer_address) == GP_UAPI_CQ_WPTR);
+	CHECK(offsetof(struct kfd_ioctl_create_queue_args,
+		       read_pointer_address) == GP_UAPI_CQ_RPTR);
 	CHECK(offsetof(struct kfd_ioctl_create_queue_args, doorbell_offset) ==
 	      GP_UAPI_CQ_DOORBELL_OFFSET);
 	CHECK(offsetof(struct kfd_ioctl_create_queue_args, ring_size) ==
@@ -769,20 +776,27 @@ TEST(probe_object_opens_and_every_fentry_has_a_kprobe_twin)
 TEST(reduced_set_passes_the_verifier_without_amdgpu_btf)
 {
 	struct gpreempt_bpf *g = gpreempt_bpf__open();
+	struct gp_attach a = { .reduced = true };
 	struct bpf_program *prog;
-	int err;
+	int err, n = 0;
 
 	CHECK(g);
 	if (!g)
 		return;
-	/* The host has no amdgpu BTF: only what needs none can load. */
-	bpf_object__for_each_program(prog, g->obj) {
-		const char *n = bpf_program__name(prog);
-
-		bpf_program__set_autoload(prog, !strncmp(n, "rk_", 3) ||
-					  !strncmp(n, "rr_", 3) ||
-					  !strcmp(n, "tp_exit"));
+	/*
+	 * The host has no amdgpu BTF: what the reduced plan picks (the
+	 * ioctl hooks' kprobes, the exit tracepoint) must load without it.
+	 */
+	for (int i = 0; i < gp_nhooks; i++) {
+		a.plan[i].how = gp_hooks[i].flags & GP_HOOK_REDUCED ?
+				GP_HOW_KPROBE : GP_HOW_ABSENT;
+		snprintf(a.plan[i].target, sizeof(a.plan[i].target), "%s",
+			 gp_hooks[i].func);
 	}
+	gp_attach_prepare(&a, g->obj);
+	bpf_object__for_each_program(prog, g->obj)
+		n += bpf_program__autoload(prog);
+	CHECK(n == 7);	/* create, destroy, dbg: entry + return; exit */
 	err = gpreempt_bpf__load(g);
 	if (err)
 		printf("# load: %d\n", err);

@@ -281,10 +281,7 @@ static void prefixes(const struct gp_attach *a, int i, const char **in,
 	if (a->plan[i].how == GP_HOW_FENTRY) {
 		*in = "fe_";
 		*out = "fx_";
-	} else if (a->reduced) {
-		*in = "rk_";
-		*out = "rr_";
-	} else {
+	} else {		/* kprobes, and the reduced mode */
 		*in = "kp_";
 		*out = "kr_";
 	}

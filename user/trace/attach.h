@@ -4,7 +4,8 @@
  * module BTF and the kernel accepts a trampoline on the function, else
  * kprobe/kretprobe when the symbol is in kallsyms, else absent (skipped,
  * with one line saying why). Reduced mode uses only the UAPI-only kprobe
- * set. The probe object names its programs fe_/fx_/kp_/kr_/rk_/rr_<stem>.
+ * set. The probe object names its programs fe_/fx_/kp_/kr_<stem>; in reduced mode
+ * only the ioctl hooks' kp_/kr_ programs, which need no amdgpu BTF.
  *
  *	gp_attach_plan(&a, force_kprobes, reduced);	before open
  *	gp_attach_prepare(&a, obj);			after open
