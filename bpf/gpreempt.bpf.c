@@ -311,62 +311,50 @@ int fx_##name(__u64 *ctx)						\
 SEC("kretprobe")							\
 int BPF_KRETPROBE(kr_##name, long ret) { return on_return(op, (int)ret); }
 
+/* An entry hook and its return hook, both flavours of each. */
+#define GP_TIMED(name, call, op, ...)					\
+	GP_ENTRY(name, call, __VA_ARGS__)				\
+	GP_RETURN(name, op)
+
 /* kfd_ioctl_*(struct file *, struct kfd_process *, void *data) */
-GP_ENTRY(create, on_create(data), void *f, void *p, void *data)
-GP_RETURN(create, GP_OP_CREATE)
-GP_ENTRY(destroy, on_destroy(data), void *f, void *p, void *data)
-GP_RETURN(destroy, GP_OP_DESTROY)
-GP_ENTRY(dbg, on_dbg(data), void *f, void *p, void *data)
-GP_RETURN(dbg, GP_OP_DBG_TRAP)
+GP_TIMED(create, on_create(data), GP_OP_CREATE, void *f, void *p, void *data)
+GP_TIMED(destroy, on_destroy(data), GP_OP_DESTROY, void *f, void *p,
+	 void *data)
+GP_TIMED(dbg, on_dbg(data), GP_OP_DBG_TRAP, void *f, void *p, void *data)
 
 GP_ENTRY(qadd, on_queue(q, GP_OP_QUEUE_ADD), struct queue___gp *q)
 GP_ENTRY(qdel, on_queue(q, GP_OP_QUEUE_DEL), struct queue___gp *q)
 
 /* (struct device_queue_manager *, struct qcm_process_device *) */
-GP_ENTRY(evict_c, on_evict(qpd, GP_OP_EVICT), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(evict_c, GP_OP_EVICT)
-GP_ENTRY(evict_nc, on_evict(qpd, GP_OP_EVICT), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(evict_nc, GP_OP_EVICT)
-GP_ENTRY(restore_c, on_evict(qpd, GP_OP_RESTORE), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(restore_c, GP_OP_RESTORE)
-GP_ENTRY(restore_nc, on_evict(qpd, GP_OP_RESTORE), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(restore_nc, GP_OP_RESTORE)
+#define GP_QPD void *dqm, struct qcm_process_device___gp *qpd
+GP_TIMED(evict_c, on_evict(qpd, GP_OP_EVICT), GP_OP_EVICT, GP_QPD)
+GP_TIMED(evict_nc, on_evict(qpd, GP_OP_EVICT), GP_OP_EVICT, GP_QPD)
+GP_TIMED(restore_c, on_evict(qpd, GP_OP_RESTORE), GP_OP_RESTORE, GP_QPD)
+GP_TIMED(restore_nc, on_evict(qpd, GP_OP_RESTORE), GP_OP_RESTORE, GP_QPD)
 
-GP_ENTRY(pevict, on_proc_evict(p, trigger), struct kfd_process___gp *p,
-	 __u32 trigger)
-GP_RETURN(pevict, GP_OP_PROC_EVICT)
+GP_TIMED(pevict, on_proc_evict(p, trigger), GP_OP_PROC_EVICT,
+	 struct kfd_process___gp *p, __u32 trigger)
 
 /* suspend_queues(p, num_queues, grace_period, exception_clear_mask, ids) */
-GP_ENTRY(suspend, on_susp(p, GP_OP_SUSPEND, num, grace, ids),
+GP_TIMED(suspend, on_susp(p, GP_OP_SUSPEND, num, grace, ids), GP_OP_SUSPEND,
 	 struct kfd_process___gp *p, __u32 num, __u32 grace, __u64 mask,
 	 void *ids)
-GP_RETURN(suspend, GP_OP_SUSPEND)
 /* resume_queues(p, num_queues, ids) */
-GP_ENTRY(resume, on_susp(p, GP_OP_RESUME, num, 0, ids),
+GP_TIMED(resume, on_susp(p, GP_OP_RESUME, num, 0, ids), GP_OP_RESUME,
 	 struct kfd_process___gp *p, __u32 num, void *ids)
-GP_RETURN(resume, GP_OP_RESUME)
 
 /* pm_send_unmap_queue(pm, filter, filter_param, reset) */
-GP_ENTRY(unmap, on_hw(GP_OP_HW_UNMAP, filter, param, reset, 0),
-	 void *pm, __u32 filter, __u32 param, bool reset)
-GP_RETURN(unmap, GP_OP_HW_UNMAP)
+GP_TIMED(unmap, on_hw(GP_OP_HW_UNMAP, filter, param, reset, 0),
+	 GP_OP_HW_UNMAP, void *pm, __u32 filter, __u32 param, bool reset)
 /* amdkfd_fence_wait_timeout(dqm or fence_addr, fence_value, timeout_ms) */
-GP_ENTRY(fence, on_hw(GP_OP_HW_FENCE, 0, 0, 0, timeout_ms),
+GP_TIMED(fence, on_hw(GP_OP_HW_FENCE, 0, 0, 0, timeout_ms), GP_OP_HW_FENCE,
 	 void *dqm, __u64 value, __u32 timeout_ms)
-GP_RETURN(fence, GP_OP_HW_FENCE)
 /* mes_v1{1,2}_0_{remove,add}_hw_queue(mes, input) */
-GP_ENTRY(mes11_rm, on_hw(GP_OP_MES_REMOVE, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes11_rm, GP_OP_MES_REMOVE)
-GP_ENTRY(mes11_add, on_hw(GP_OP_MES_ADD, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes11_add, GP_OP_MES_ADD)
-GP_ENTRY(mes12_rm, on_hw(GP_OP_MES_REMOVE, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes12_rm, GP_OP_MES_REMOVE)
-GP_ENTRY(mes12_add, on_hw(GP_OP_MES_ADD, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes12_add, GP_OP_MES_ADD)
+#define GP_MES(name, op) GP_TIMED(name, on_hw(op, 0, 0, 0, 0), op, void *mes)
+GP_MES(mes11_rm, GP_OP_MES_REMOVE)
+GP_MES(mes11_add, GP_OP_MES_ADD)
+GP_MES(mes12_rm, GP_OP_MES_REMOVE)
+GP_MES(mes12_add, GP_OP_MES_ADD)
 
 /* Both modes: a process going away takes its rows with it. */
 SEC("raw_tp/sched_process_exit")
