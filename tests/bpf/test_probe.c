@@ -200,6 +200,97 @@ TEST(probe_without_perfmon_fails_with_no_bpf_and_says_why)
 	close(fds[0]);
 }
 
+static char pin_dir[64], pin_path[96];
+
+static __u32 map_id(int fd)
+{
+	struct bpf_map_info m = {};
+	__u32 len = sizeof(m);
+
+	return bpf_map_get_info_by_fd(fd, &m, &len) ? 0 : m.id;
+}
+
+static __u32 pinned_id(void)
+{
+	int fd = bpf_obj_get(pin_path);
+	__u32 id;
+
+	if (fd < 0)
+		return 0;
+	id = map_id(fd);
+	close(fd);
+	return id;
+}
+
+TEST(a_second_probe_does_not_replace_a_live_pin)
+{
+	struct gp_probe_opts o = { .no_seed = true, .pin_path = pin_path };
+	struct gp_probe *p1 = NULL, *p2 = NULL;
+	struct gp_probe_err err;
+	int fd;
+
+	CHECK(gp_probe_open(&o, &p1, &err) == 0 && !err.msg[0]);
+	if (!p1)
+		return;
+	CHECK(pinned_id() == map_id(gp_probe_queues_fd(p1)));
+	fd = gp_queues_open_pinned_at(pin_path);
+	CHECK(fd >= 0);	/* live: p1's programs use it */
+	if (fd >= 0)
+		close(fd);
+	CHECK(gp_probe_open(&o, &p2, &err) == 0);
+	printf("# second: %s\n", err.msg);
+	CHECK(strstr(err.msg, "live") != NULL);
+	CHECK(pinned_id() == map_id(gp_probe_queues_fd(p1)));
+	gp_probe_close(p2);
+	CHECK(pinned_id() == map_id(gp_probe_queues_fd(p1)));
+	gp_probe_close(p1);
+	CHECK(access(pin_path, F_OK) != 0);
+}
+
+TEST(a_pin_left_by_a_killed_tracer_is_stale_then_replaced)
+{
+	struct gp_probe_opts o = { .no_seed = true, .pin_path = pin_path };
+	struct gp_probe_err err;
+	struct gp_probe *p = NULL;
+	int fds[2], st, fd = 0;
+	pid_t pid;
+	char c;
+
+	CHECK(pipe(fds) == 0);
+	pid = fork();
+	if (pid == 0) {
+		if (gp_probe_open(&o, &p, &err))
+			_exit(1);
+		if (write(fds[1], "p", 1) != 1)
+			_exit(1);
+		pause();	/* until SIGKILL: no cleanup at all */
+		_exit(0);
+	}
+	close(fds[1]);
+	CHECK(read(fds[0], &c, 1) == 1);
+	close(fds[0]);
+	CHECK(access(pin_path, F_OK) == 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	CHECK(access(pin_path, F_OK) == 0);	/* the pin outlives it */
+	/* its programs go with its fds (freed after an RCU grace period) */
+	for (int i = 0; i < 100; i++) {
+		fd = gp_queues_open_pinned_at(pin_path);
+		if (fd == -ESTALE)
+			break;
+		if (fd >= 0)
+			close(fd);
+		usleep(10000);
+	}
+	CHECK(fd == -ESTALE);
+	CHECK(gp_probe_open(&o, &p, &err) == 0 && !err.msg[0]);
+	if (!p)
+		return;
+	CHECK(pinned_id() == map_id(gp_probe_queues_fd(p)));
+	gp_probe_close(p);
+	CHECK(access(pin_path, F_OK) != 0);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -209,5 +300,12 @@ int main(void)
 	libbpf_set_print(libbpf_quiet);
 	RUN(two_probes_side_by_side_get_an_immediate_exit_event);
 	RUN(probe_without_perfmon_fails_with_no_bpf_and_says_why);
+	snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/gp-test-%d",
+		 (int)getpid());
+	snprintf(pin_path, sizeof(pin_path), "%s/queues", pin_dir);
+	RUN(a_second_probe_does_not_replace_a_live_pin);
+	RUN(a_pin_left_by_a_killed_tracer_is_stale_then_replaced);
+	unlink(pin_path);
+	rmdir(pin_dir);
 	return tap_done();
 }

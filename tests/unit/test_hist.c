@@ -293,9 +293,11 @@ TEST(map_printing_sorted_and_skips_empty)
 	CHECK(strstr(s, "\"title\":\"resume latency (pid 5)\"") != NULL);
 	close(fd);
 
-	/* A closed fd is an error, not an empty map. */
+	/* A closed fd is an error, not an empty map (EBADFD: the kernel's
+	 * answer to map info on a closed fd, 6.18). */
 	f = capture_open();
-	CHECK(gp_hists_print(f, fd, &o) == -EBADF);
+	n = gp_hists_print(f, fd, &o);
+	CHECK(n == -EBADF || n == -EBADFD);
 	capture_done(f);
 }
 

@@ -8,6 +8,7 @@
 
 #include "hist.h"
 #include "json.h"
+#include "mapdump.h"
 
 #define STARS 40
 
@@ -166,43 +167,39 @@ static int key_cmp(const void *a, const void *b)
 int gp_hists_print_pids(FILE *f, int map_fd, const struct gp_out_opts *o,
 			const int *pids, int npids)
 {
-	struct gp_hist_key *keys = NULL, *tmp, k, cur, *prev = NULL;
-	size_t n = 0, cap = 0, i;
-	struct gp_hist h;
-	int printed = 0;
+	struct gp_hist_key *keys;
+	struct gp_hist *vals;
+	int n, printed = 0;
 
-	for (;;) {
-		int err = bpf_map_get_next_key(map_fd, prev, &k);
-
-		if (err == -ENOENT)
-			break;
-		if (err) {
-			free(keys);
-			return err;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			tmp = realloc(keys, cap * sizeof(*keys));
-			if (!tmp) {
-				free(keys);
-				return -ENOMEM;
-			}
-			keys = tmp;
-		}
-		keys[n++] = k;
-		cur = k;
-		prev = &cur;
+	n = gp_map_dump(map_fd, sizeof(*keys), sizeof(*vals), true,
+			(void **)&keys, (void **)&vals);
+	if (n < 0) {
+		free(keys);
+		free(vals);
+		return n;
 	}
-	if (n)
-		qsort(keys, n, sizeof(*keys), key_cmp);
-	for (i = 0; i < n; i++) {
-		/* Vanished since listed: nothing to print. */
-		if (bpf_map_lookup_elem(map_fd, &keys[i], &h) || !h.count)
+	/* Insertion sort of keys with their values: at most ~31 keys. */
+	for (int i = 0; i < n; i++)
+		for (int j = i; j > 0 && key_cmp(&keys[j], &keys[j - 1]) < 0;
+		     j--) {
+			struct gp_hist_key tk = keys[j];
+			struct gp_hist tv = vals[j];
+
+			keys[j] = keys[j - 1];
+			vals[j] = vals[j - 1];
+			keys[j - 1] = tk;
+			vals[j - 1] = tv;
+		}
+	for (int i = 0; i < n; i++) {
+		/* The per-key fallback may repeat a key: print it once. */
+		if (!vals[i].count ||
+		    (i && !key_cmp(&keys[i], &keys[i - 1])))
 			continue;
-		gp_hist_print(f, &keys[i], &h, o, pids, npids);
+		gp_hist_print(f, &keys[i], &vals[i], o, pids, npids);
 		printed++;
 	}
 	free(keys);
+	free(vals);
 	if (!printed && !o->json)
 		fprintf(f, "No latencies recorded.\n");
 	return printed;

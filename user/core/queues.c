@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "json.h"
+#include "mapdump.h"
 #include "queues.h"
 
 /* The process or queue went away between readdir and read. */
@@ -267,22 +268,22 @@ int gp_queues_seed_from(int map_fd, struct gp_scan_opts *so)
 
 int gp_queues_index(int queues_fd, int owners_fd, int qidx_fd)
 {
-	struct gp_queue_key k, next;
+	struct gp_queue_row *rows;
 	struct gp_qidx_key ik;
-	void *prev = NULL;
 	__u8 one = 1;
-	int n = 0;
+	int n = gp_queues_collect(queues_fd, &rows);
 
-	while (!bpf_map_get_next_key(queues_fd, prev, &next)) {
-		ik.pid = next.pid;
-		ik.queue_id = next.queue_id;
-		if (bpf_map_update_elem(owners_fd, &next.pid, &one, BPF_ANY) ||
-		    bpf_map_update_elem(qidx_fd, &ik, &next.gpu_id, BPF_ANY))
-			return -errno;
-		k = next;
-		prev = &k;
-		n++;
+	for (int i = 0; i < n; i++) {
+		ik.pid = rows[i].k.pid;
+		ik.queue_id = rows[i].k.queue_id;
+		if (bpf_map_update_elem(owners_fd, &ik.pid, &one, BPF_ANY) ||
+		    bpf_map_update_elem(qidx_fd, &ik, &rows[i].k.gpu_id,
+					BPF_ANY)) {
+			n = -errno;
+			break;
+		}
 	}
+	free(rows);
 	return n;
 }
 
@@ -293,11 +294,68 @@ int gp_queues_seed(int map_fd, const int *pids, int npids)
 	return gp_queues_seed_from(map_fd, &so);
 }
 
+/* Does any loaded BPF program use prog_id's maps... map_id among them? */
+static int prog_uses_map(__u32 prog_id, __u32 map_id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ids[64];
+	int fd, ret = 0;
+
+	fd = bpf_prog_get_fd_by_id(prog_id);
+	if (fd < 0)
+		return 0;	/* gone since listed */
+	if (bpf_prog_get_info_by_fd(fd, &info, &len))
+		goto out;
+	if (info.nr_map_ids > 64)
+		info.nr_map_ids = 64;
+	{
+		struct bpf_prog_info again = {
+			.nr_map_ids = info.nr_map_ids,
+			.map_ids = (__u64)(unsigned long)ids,
+		};
+
+		len = sizeof(again);
+		if (bpf_prog_get_info_by_fd(fd, &again, &len))
+			goto out;
+		for (__u32 i = 0; i < again.nr_map_ids && i < 64; i++)
+			ret |= ids[i] == map_id;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+int gp_map_in_use(int map_fd)
+{
+	struct bpf_map_info m = {};
+	__u32 len = sizeof(m), id = 0;
+
+	if (bpf_map_get_info_by_fd(map_fd, &m, &len))
+		return -errno;
+	while (!bpf_prog_get_next_id(id, &id))
+		if (prog_uses_map(id, m.id))
+			return 1;
+	/* EPERM: we may not list programs, so cannot tell: trust it. */
+	return errno == ENOENT ? 0 : 1;
+}
+
+int gp_queues_open_pinned_at(const char *path)
+{
+	int fd = bpf_obj_get(path), live;
+
+	if (fd < 0)
+		return -errno;
+	live = gp_map_in_use(fd);
+	if (live <= 0) {
+		close(fd);
+		return live < 0 ? live : -ESTALE;
+	}
+	return fd;
+}
+
 int gp_queues_open_pinned(void)
 {
-	int fd = bpf_obj_get(GP_PIN_QUEUES);
-
-	return fd < 0 ? -errno : fd;
+	return gp_queues_open_pinned_at(GP_PIN_QUEUES);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -323,38 +381,29 @@ void gp_queues_sort(struct gp_queue_row *rows, size_t n)
 int gp_queues_collect(int map_fd, struct gp_queue_row **rows)
 {
 	struct row_array a = {};
-	struct gp_queue_key k, cur, *prev = NULL;
-	struct gp_queue_row r;
+	struct gp_queue_key *keys;
+	struct gp_queue_val *vals;
 	size_t i, out;
-	int err;
+	int n;
 
 	*rows = NULL;
-	for (;;) {
-		err = bpf_map_get_next_key(map_fd, prev, &k);
-		if (err == -ENOENT)
-			break;
-		if (err) {
-			free(a.rows);
-			return err;
-		}
-		cur = k;
-		prev = &cur;
-		/* Deleted since listed (BPF keeps the map current): skip. */
-		if (bpf_map_lookup_elem(map_fd, &k, &r.v))
-			continue;
-		r.k = k;
+	n = gp_map_dump(map_fd, sizeof(*keys), sizeof(*vals), true,
+			(void **)&keys, (void **)&vals);
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
+		struct gp_queue_row r = { .k = keys[i], .v = vals[i] };
+
 		if (append_row(&r, &a)) {
-			free(a.rows);
-			return -ENOMEM;
-		}
-		/*
-		 * A key deleted under us makes get_next_key restart from the
-		 * first key; the duplicates this yields go below. Bound the
-		 * walk so a busy map cannot keep us here.
-		 */
-		if (a.n > 4 * GP_MAX_QUEUES)
+			n = -ENOMEM;
 			break;
+		}
 	}
+	free(keys);
+	free(vals);
+	if (n < 0) {
+		free(a.rows);
+		return n;
+	}
+	/* The per-key fallback may repeat a row: duplicates go below. */
 	gp_queues_sort(a.rows, a.n);
 	for (i = 0, out = 0; i < a.n; i++)
 		if (!out || row_cmp(&a.rows[out - 1], &a.rows[i]))

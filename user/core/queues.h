@@ -91,9 +91,19 @@ int gp_queues_seed_from(int map_fd, struct gp_scan_opts *so);
  */
 int gp_queues_index(int queues_fd, int owners_fd, int qidx_fd);
 
-/* fd of the pinned map (bpf_obj_get(GP_PIN_QUEUES)), or -errno
- * (-ENOENT: no tracer running). */
+/*
+ * fd of the pinned map (bpf_obj_get(GP_PIN_QUEUES)), or -errno: -ENOENT
+ * no tracer running; -ESTALE the pin outlived its tracer (killed with
+ * SIGKILL: no BPF program updates the map any more, its rows are old).
+ */
 int gp_queues_open_pinned(void);
+int gp_queues_open_pinned_at(const char *path);
+/*
+ * 1 if a loaded BPF program uses the map (a tracer keeps it current), 0
+ * if none does, -errno. Listing programs needs CAP_SYS_ADMIN; without it
+ * the answer is 1 (cannot tell, so trusted).
+ */
+int gp_map_in_use(int map_fd);
 
 /* All rows of a map, sorted by (pid, gpu_id, queue_id); count or -errno. */
 int gp_queues_collect(int map_fd, struct gp_queue_row **rows);

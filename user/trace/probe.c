@@ -115,8 +115,19 @@ static int pin_queues(struct gp_probe *p, const char *path,
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return fail(e, GP_EXIT_FAILURE, -errno, "cannot create %s: %s",
 			    dir, strerror(errno));
-	/* A pin left by a tracer that was killed: ours replaces it. */
-	if (!access(path, F_OK))
+	/*
+	 * A pin no program uses was left by a tracer that was killed: ours
+	 * replaces it. One that a running tracer keeps current stays.
+	 */
+	err = gp_queues_open_pinned_at(path);
+	if (err >= 0) {
+		close(err);
+		return fail(e, GP_EXIT_FAILURE, -EEXIST, "another tracer's "
+			    "queue map is pinned at %s and live: it stays "
+			    "(gpreempt-ctl list reads that one); this tracer's"
+			    " map is not pinned", path);
+	}
+	if (err == -ESTALE)
 		unlink(path);
 	err = bpf_map__pin(p->skel->maps.gp_queues, path);
 	if (err)
@@ -126,13 +137,32 @@ static int pin_queues(struct gp_probe *p, const char *path,
 	return 0;
 }
 
+/* The map pinned at path is this probe's own. */
+static bool pin_is_ours(struct gp_probe *p, const char *path)
+{
+	struct bpf_map_info a = {}, b = {};
+	__u32 la = sizeof(a), lb = sizeof(b);
+	int fd = bpf_obj_get(path);
+	bool ours;
+
+	if (fd < 0)
+		return false;
+	ours = !bpf_map_get_info_by_fd(fd, &a, &la) &&
+	       !bpf_map_get_info_by_fd(gp_probe_queues_fd(p), &b, &lb) &&
+	       a.id == b.id;
+	close(fd);
+	return ours;
+}
+
 static void unpin_queues(struct gp_probe *p)
 {
 	char *slash;
 
 	if (!p->pinned)
 		return;
-	bpf_map__unpin(p->skel->maps.gp_queues, p->pinned);
+	/* Never another tracer's: it may have replaced ours if stale. */
+	if (pin_is_ours(p, p->pinned))
+		unlink(p->pinned);
 	slash = strrchr(p->pinned, '/');
 	if (slash) {
 		*slash = '\0';

@@ -353,8 +353,16 @@ int main(int argc, char **argv)
 			"arguments only; no eviction, queue or suspend "
 			"internals\n", a->reduced_forced ? "--reduced" :
 			"amdgpu has no module BTF");
+	/*
+	 * Every way a terminal session or pipeline ends us exits through
+	 * cleanup (links, pin): a closed terminal (SIGHUP), a reader that
+	 * went away (SIGPIPE ignored: the write fails, the loop ends).
+	 * SIGKILL cannot be caught: its pin is detected as stale instead.
+	 */
 	if (signal(SIGINT, on_signal) == SIG_ERR ||
-	    signal(SIGTERM, on_signal) == SIG_ERR) {
+	    signal(SIGTERM, on_signal) == SIG_ERR ||
+	    signal(SIGHUP, on_signal) == SIG_ERR ||
+	    signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		fprintf(stderr, "gpreempt-trace: cannot set signal handlers\n");
 		goto cleanup;
 	}
@@ -390,6 +398,10 @@ int main(int argc, char **argv)
 			print_map(p);
 			fflush(stdout);
 			next_print += env.interval_ns;
+		}
+		if (ferror(stdout)) {	/* EPIPE: nobody reads us any more */
+			ret = GP_EXIT_OK;
+			goto cleanup;
 		}
 		if (env.duration_ns && now - start >= env.duration_ns)
 			break;
