@@ -98,6 +98,12 @@ struct gp_event {
 			__u32 grace_period;
 			__u32 done;		/* queues suspended/resumed */
 			__u32 pad;
+			/*
+			 * Time this suspend/resume spent in each hardware
+			 * step, summed over the calls its thread made
+			 * inside it (enum gp_phase); 0: none seen.
+			 */
+			__u64 phase_ns[4];
 		} susp;
 		struct {
 			__u32 filter;		/* pm_send_unmap_queue */
@@ -187,6 +193,28 @@ enum gp_stat {
  */
 #define GP_DBG_OP_LAST 14
 #define GP_DBG_OP_OTHER 255
+
+/*
+ * Phases of a suspend/resume: the hardware steps KFD runs in the same
+ * thread inside suspend_queues()/resume_queues() (HWS: the unmap packet
+ * and the fence wait for the preemption, per device; MES: remove/add of
+ * each queue). Their time is charged to the enclosing suspend/resume.
+ */
+enum gp_phase {
+	GP_PHASE_UNMAP = 0,	/* pm_send_unmap_queue */
+	GP_PHASE_FENCE,		/* amdkfd_fence_wait_timeout */
+	GP_PHASE_MES_RM,	/* mes_v1x_0_remove_hw_queue */
+	GP_PHASE_MES_ADD,	/* mes_v1x_0_add_hw_queue */
+	GP_PHASE_MAX,
+};
+/* Histogram key .sub of a phase of a suspend/resume (0: the whole op). */
+#define GP_PHASE_SUB(ph) (1 + (ph))
+
+/* Per-op counters (summary mode): events, and how many failed (ret < 0). */
+struct gp_count {
+	__u64 count;
+	__u64 failed;
+};
 
 /* Per-op (and, for the debug trap, per dbg op) latency histogram. */
 struct gp_hist_key {

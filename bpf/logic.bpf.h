@@ -55,6 +55,48 @@ static __always_inline __u32 gp_hist_sub(const struct gp_event *e)
 						 GP_DBG_OP_OTHER;
 }
 
+/* A hardware step's phase, or -1 (not one). */
+static __always_inline int gp_phase_of(__u32 op)
+{
+	switch (op) {
+	case GP_OP_HW_UNMAP:
+		return GP_PHASE_UNMAP;
+	case GP_OP_HW_FENCE:
+		return GP_PHASE_FENCE;
+	case GP_OP_MES_REMOVE:
+		return GP_PHASE_MES_RM;
+	case GP_OP_MES_ADD:
+		return GP_PHASE_MES_ADD;
+	}
+	return -1;
+}
+
+/* Charge a hardware step to the suspend/resume its thread is inside. */
+static __always_inline void gp_phase_charge(__u32 tid, __u32 op, __u64 ns)
+{
+	int ph = gp_phase_of(op);
+	struct gp_pending *s;
+
+	if (ph < 0)
+		return;
+	s = gp_pending_get(tid, GP_OP_SUSPEND);
+	if (!s)
+		s = gp_pending_get(tid, GP_OP_RESUME);
+	if (s && ph < GP_PHASE_MAX)
+		s->ev.susp.phase_ns[ph] += ns;
+}
+
+/* The phases of a finished suspend/resume into their histograms. */
+static __always_inline void gp_phase_hists(const struct gp_event *e)
+{
+	if (e->op != GP_OP_SUSPEND && e->op != GP_OP_RESUME)
+		return;
+	for (int ph = 0; ph < GP_PHASE_MAX; ph++)
+		if (e->susp.phase_ns[ph])
+			gp_hist_add(e->op, GP_PHASE_SUB(ph),
+				    e->susp.phase_ns[ph]);
+}
+
 /* Return side: complete, account and emit; the pending entry goes. */
 static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 				      __u32 op, long ret, __u64 now)
@@ -65,9 +107,12 @@ static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 	e->ret = ret;
 	e->ts_ns = now;
 	e->duration_ns = now > p->start_ns ? now - p->start_ns : 0;
+	gp_phase_charge(tid, op, e->duration_ns);
 	if (gp_pid_wanted(e->pid, e->target_pid)) {
 		gp_apply(e, p, now);
+		gp_count_add(e);
 		gp_hist_add(e->op, gp_hist_sub(e), e->duration_ns);
+		gp_phase_hists(e);
 		gp_emit(e);
 	}
 	bpf_map_delete_elem(&gp_pending, &k);
@@ -83,6 +128,7 @@ static __always_inline void gp_instant(struct gp_event *e, __u64 now)
 	if (!gp_pid_wanted(e->pid, e->target_pid))
 		return;
 	gp_apply(e, (struct gp_pending *)&nop, now);
+	gp_count_add(e);
 	gp_emit(e);
 }
 
@@ -115,6 +161,7 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 	e.evict.n_queues = w.matched;
 	if (comm)
 		__builtin_memcpy(e.comm, comm, GP_COMM_LEN);
+	gp_count_add(&e);
 	gp_emit(&e);
 }
 

@@ -124,6 +124,14 @@ struct {
 	__type(value, struct gp_pending);
 } gp_pending SEC(".maps");
 
+/* Per-op counts, per CPU: what summary mode reports for every op. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GP_OP_MAX);
+	__type(key, __u32);
+	__type(value, struct gp_count);
+} gp_counts SEC(".maps");
+
 /* -p PIDs (host tgids); consulted only when gp_filter_pids is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -162,6 +170,18 @@ static __always_inline void gp_stat_inc(__u32 idx)
 
 	if (n)
 		*n += 1;	/* per-CPU slot: no atomics needed */
+}
+
+static __always_inline void gp_count_add(const struct gp_event *e)
+{
+	__u32 op = e->op;
+	struct gp_count *c = bpf_map_lookup_elem(&gp_counts, &op);
+
+	if (!c)
+		return;
+	c->count++;	/* per-CPU slot: no atomics needed */
+	if (e->ret < 0)
+		c->failed++;
 }
 
 static __always_inline void gp_hist_add(__u32 op, __u32 sub, __u64 ns)

@@ -486,6 +486,109 @@ TEST(emit_mask_keeps_maps_and_histograms_sends_only_chosen_ops)
 	skel = save;
 }
 
+TEST(phases_of_a_suspend_are_attributed_by_thread)
+{
+	__u32 ids[] = { 1 };
+	struct gp_hist h;
+	int s = -1;
+
+	fresh();
+	seed(50, 7, 1);
+	begin(GP_OP_SUSPEND, 60, 50, 0, 0, 1, 0, 0, 0, 50, 0);
+	/* what suspend_queues does in the same thread: unmap, fence, ... */
+	begin(GP_OP_HW_UNMAP, 60, 60, 0, 0, 0, 0, 0, 0, 0, 100);
+	finish(GP_OP_HW_UNMAP, 60, 0, 400, 0, 0, 0, 0);
+	begin(GP_OP_HW_FENCE, 60, 60, 0, 0, 0, 0, 0, 0, 0, 400);
+	finish(GP_OP_HW_FENCE, 60, 0, 1400, 0, 0, 0, 0);
+	begin(GP_OP_HW_UNMAP, 60, 60, 0, 0, 0, 0, 0, 0, 0, 1500);
+	finish(GP_OP_HW_UNMAP, 60, 0, 1600, 0, 0, 0, 0);
+	begin(GP_OP_MES_REMOVE, 60, 60, 0, 0, 0, 0, 0, 0, 0, 1700);
+	finish(GP_OP_MES_REMOVE, 60, 0, 1750, 0, 0, 0, 0);
+	/* another thread's unmap (an eviction) is not this suspend's */
+	begin(GP_OP_HW_UNMAP, 61, 61, 0, 0, 0, 0, 0, 0, 0, 100);
+	finish(GP_OP_HW_UNMAP, 61, 0, 5000, 0, 0, 0, 0);
+	finish(GP_OP_SUSPEND, 60, 1, 2000, (uintptr_t)ids, 0, 0, 0);
+	drain(skel);
+	for (int i = 0; i < nev; i++)
+		if (evs[i].op == GP_OP_SUSPEND)
+			s = i;
+	CHECK(s >= 0);
+	if (s < 0)
+		return;
+	CHECK(evs[s].susp.phase_ns[GP_PHASE_UNMAP] == 400);
+	CHECK(evs[s].susp.phase_ns[GP_PHASE_FENCE] == 1000);
+	CHECK(evs[s].susp.phase_ns[GP_PHASE_MES_RM] == 50);
+	CHECK(evs[s].susp.phase_ns[GP_PHASE_MES_ADD] == 0);
+	CHECK(hist(skel, GP_OP_SUSPEND, GP_PHASE_SUB(GP_PHASE_UNMAP), &h) &&
+	      h.count == 1 && h.sum_ns == 400);
+	CHECK(hist(skel, GP_OP_SUSPEND, GP_PHASE_SUB(GP_PHASE_FENCE), &h) &&
+	      h.count == 1 && h.sum_ns == 1000);
+	CHECK(!hist(skel, GP_OP_SUSPEND, GP_PHASE_SUB(GP_PHASE_MES_ADD), &h));
+	CHECK(hist(skel, GP_OP_SUSPEND, 0, &h) && h.count == 1 &&
+	      h.sum_ns == 2000);
+	/* the unmaps keep their own histogram, all three of them */
+	CHECK(hist(skel, GP_OP_HW_UNMAP, 0, &h) && h.count == 3);
+	/* a resume starts from zero */
+	begin(GP_OP_RESUME, 60, 50, 0, 0, 1, 0, 0, 0, 50, 3000);
+	begin(GP_OP_HW_FENCE, 60, 60, 0, 0, 0, 0, 0, 0, 0, 3100);
+	finish(GP_OP_HW_FENCE, 60, 0, 3300, 0, 0, 0, 0);
+	finish(GP_OP_RESUME, 60, 1, 3500, (uintptr_t)ids, 0, 0, 0);
+	nev = 0;
+	drain(skel);
+	CHECK(nev >= 1 && evs[nev - 1].op == GP_OP_RESUME);
+	CHECK(evs[nev - 1].susp.phase_ns[GP_PHASE_FENCE] == 200);
+	CHECK(evs[nev - 1].susp.phase_ns[GP_PHASE_UNMAP] == 0);
+}
+
+/* Summed per-CPU op counters of gp_counts. */
+static struct gp_count count_of(struct logic_test_bpf *s, __u32 op)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct gp_count *v = calloc(ncpu, sizeof(*v)), sum = {};
+
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(s->maps.gp_counts), &op, v))
+		for (int i = 0; i < ncpu; i++) {
+			sum.count += v[i].count;
+			sum.failed += v[i].failed;
+		}
+	free(v);
+	return sum;
+}
+
+TEST(summary_mode_counts_every_op_and_sends_nothing)
+{
+	struct logic_test_bpf *save = skel;
+	__u64 exitargs[] = { 42, 42, 100 };
+	struct gp_count c;
+
+	skel = open_cfg(false, 1, 0);
+	CHECK(skel);
+	if (!skel) {
+		skel = save;
+		return;
+	}
+	nev = nseen = 0;
+	one_event(GP_OP_CREATE, 5);		/* ok: adds row 42/7/9 */
+	begin(GP_OP_CREATE, 5, 42, 7, 0, 0, 0, 0, 0, 0, 0);
+	finish(GP_OP_CREATE, 5, -EINVAL, 10, 0, 0, 0, 0);
+	one_event(GP_OP_QUEUE_ADD, 5);
+	one_event(GP_OP_HW_FENCE, 5);
+	run(skel->progs.test_logic_exit, exitargs, 3);
+	CHECK(drain(skel) == 0);
+	c = count_of(skel, GP_OP_CREATE);
+	CHECK(c.count == 2 && c.failed == 1);
+	c = count_of(skel, GP_OP_QUEUE_ADD);
+	CHECK(c.count == 1 && c.failed == 0);
+	c = count_of(skel, GP_OP_HW_FENCE);
+	CHECK(c.count == 1);
+	c = count_of(skel, GP_OP_EXIT);
+	CHECK(c.count == 1);
+	c = count_of(skel, GP_OP_DESTROY);
+	CHECK(c.count == 0);
+	logic_test_bpf__destroy(skel);
+	skel = save;
+}
+
 TEST(suspend_returning_zero_changes_nothing)
 {
 	__u32 ids[] = { 7 | 0x80000000u, 1234 | 0x80000000u };
@@ -822,6 +925,8 @@ int main(void)
 	RUN(exit_drops_the_index_with_the_rows);
 	RUN(immediate_ops_wake_the_reader_bulk_ops_wait);
 	RUN(emit_mask_keeps_maps_and_histograms_sends_only_chosen_ops);
+	RUN(phases_of_a_suspend_are_attributed_by_thread);
+	RUN(summary_mode_counts_every_op_and_sends_nothing);
 	RUN(suspend_returning_zero_changes_nothing);
 	RUN(debug_trap_histogram_is_per_trap_op);
 	RUN(process_exit_drops_rows_and_pending_pairs);

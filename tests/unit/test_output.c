@@ -301,6 +301,8 @@ TEST(text_under_80_columns)
 			e.susp.num_queues = 128;
 			e.susp.done = 128;
 			e.susp.grace_period = 1000;
+			/* phases (real GPUs only) may take it past 80 */
+			memset(e.susp.phase_ns, 0, sizeof(e.susp.phase_ns));
 			break;
 		case GP_OP_HW_UNMAP:
 			e.hw.filter = 2;
@@ -393,11 +395,15 @@ TEST(json_per_op_fields)
 	e.susp.num_queues = 3;
 	e.susp.done = 2;
 	e.susp.grace_period = 100;
+	e.susp.phase_ns[GP_PHASE_FENCE] = 40000;
 	CHECK(strstr(json(&e), ",\"target_pid\":4242,\"queues_asked\":3,"
-		     "\"queues_done\":2,\"grace_period_kcycles\":100}\n")
+		     "\"queues_done\":2,\"grace_period_kcycles\":100,"
+		     "\"phase_hw_unmap_ns\":0,\"phase_hw_fence_ns\":40000,"
+		     "\"phase_mes_rm_ns\":0,\"phase_mes_add_ns\":0}\n")
 	      != NULL);
 	e.op = GP_OP_RESUME;
-	CHECK(strstr(json(&e), ",\"queues_done\":2}\n") != NULL);
+	CHECK(strstr(json(&e), ",\"queues_done\":2,\"phase_hw_unmap_ns\":0,")
+	      != NULL);
 	e = ev(GP_OP_HW_FENCE);
 	e.hw.timeout_ms = 9000;
 	CHECK(strstr(json(&e), ",\"target_pid\":0,\"timeout_ms\":9000}\n")
@@ -416,6 +422,26 @@ TEST(json_escapes_comm)
 
 	strcpy(e.comm, "a\"b\\c\n");
 	CHECK(strstr(json(&e), "\"comm\":\"a\\\"b\\\\c\\n\"") != NULL);
+}
+
+TEST(text_suspend_shows_its_phases_in_the_lat_unit)
+{
+	struct gp_event e = ev(GP_OP_SUSPEND);
+
+	e.susp.num_queues = 3;
+	e.susp.done = 2;
+	e.susp.grace_period = 100;
+	memset(e.susp.phase_ns, 0, sizeof(e.susp.phase_ns));
+	CHECK(strstr(text(&e, GP_UNIT_USEC, false), " 2/3 g100\n") != NULL);
+	e.susp.phase_ns[GP_PHASE_UNMAP] = 12300;
+	e.susp.phase_ns[GP_PHASE_FENCE] = 40000;
+	CHECK(strstr(text(&e, GP_UNIT_USEC, false),
+		     " 2/3 g100 hw_unmap 12.3 hw_fence 40.0\n") != NULL);
+	e.op = GP_OP_RESUME;
+	e.susp.phase_ns[GP_PHASE_UNMAP] = 0;
+	e.susp.phase_ns[GP_PHASE_MES_ADD] = 2000000;
+	CHECK(strstr(text(&e, GP_UNIT_MSEC, false),
+		     " 2/3 hw_fence 0.040 mes_add 2.000\n") != NULL);
 }
 
 TEST(json_escapes_bytes_that_are_not_utf8)
@@ -528,6 +554,7 @@ int main(void)
 	RUN(json_queue_add_uses_kernel_type);
 	RUN(json_per_op_fields);
 	RUN(json_escapes_comm);
+	RUN(text_suspend_shows_its_phases_in_the_lat_unit);
 	RUN(json_escapes_bytes_that_are_not_utf8);
 	RUN(text_never_writes_control_characters_from_comm);
 	RUN(lost);

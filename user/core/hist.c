@@ -63,6 +63,13 @@ static const char *op_str(__u32 op, char *buf, size_t len)
 	return gp_name_or_num(gp_op_name(op), op, buf, len);
 }
 
+/* Keys with a sub-key: per debug-trap op, per phase of a suspend. */
+static bool has_sub(const struct gp_hist_key *k)
+{
+	return k->op == GP_OP_DBG_TRAP ||
+	       ((k->op == GP_OP_SUSPEND || k->op == GP_OP_RESUME) && k->sub);
+}
+
 char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
 		    const int *pids, int npids)
 {
@@ -71,11 +78,13 @@ char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
 	size_t off;
 	int i;
 
-	if (k->op == GP_OP_DBG_TRAP)
-		sub = gp_name_or_num(gp_dbg_op_name(k->sub), k->sub, subb,
-				     sizeof(subb));
+	if (has_sub(k))
+		sub = gp_name_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
+				     subb, sizeof(subb));
+	/* "dbg_trap suspend_queues latency", "suspend phase hw_fence ..." */
 	off = snprintf(buf, len, "%s%s%s latency", op_str(k->op, opb,
-			sizeof(opb)), sub ? " " : "", sub ? sub : "");
+			sizeof(opb)), !sub ? "" : k->op == GP_OP_DBG_TRAP ?
+			" " : " phase ", sub ? sub : "");
 	for (i = 0; i < npids && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%d",
 				i ? ", " : " (pid ", pids[i]);
@@ -115,10 +124,11 @@ static void hist_json(FILE *f, const struct gp_hist_key *k,
 	json_str(&j, "type", "hist");
 	json_str(&j, "op", op_str(k->op, opb, sizeof(opb)));
 	json_u64(&j, "sub", k->sub);
-	if (k->op == GP_OP_DBG_TRAP) {
-		sub = gp_name_or_num(gp_dbg_op_name(k->sub), k->sub, subb,
-				     sizeof(subb));
-		json_str(&j, "dbg_op", sub);
+	if (has_sub(k)) {
+		sub = gp_name_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
+				     subb, sizeof(subb));
+		json_str(&j, k->op == GP_OP_DBG_TRAP ? "dbg_op" : "phase",
+			 sub);
 	}
 	json_str(&j, "title", title);
 	json_str(&j, "unit", gp_unit_label(o->unit));

@@ -111,6 +111,28 @@ const char *gp_origin_name(__u32 origin)
 	       origin == GP_ORIGIN_BPF ? "bpf" : NULL;
 }
 
+/* The ops whose calls the phases are: same names. */
+const char *gp_phase_name(__u32 phase)
+{
+	static const __u32 ops[] = {
+		[GP_PHASE_UNMAP] = GP_OP_HW_UNMAP,
+		[GP_PHASE_FENCE] = GP_OP_HW_FENCE,
+		[GP_PHASE_MES_RM] = GP_OP_MES_REMOVE,
+		[GP_PHASE_MES_ADD] = GP_OP_MES_ADD,
+	};
+
+	return phase < ARRAY_SIZE(ops) ? gp_op_name(ops[phase]) : NULL;
+}
+
+const char *gp_hist_sub_name(__u32 op, __u32 sub)
+{
+	if (op == GP_OP_DBG_TRAP)
+		return gp_dbg_op_name(sub);
+	if ((op == GP_OP_SUSPEND || op == GP_OP_RESUME) && sub)
+		return gp_phase_name(sub - 1);
+	return NULL;
+}
+
 const char *gp_errno_name(int err)
 {
 	if (err < 0)

@@ -26,6 +26,9 @@ const char *gp_dbg_op_short(__u32 op);		/* "suspend" (<= 7 chars) */
 const char *gp_trigger_name(__u32 trigger);	/* "ttm", "criu_restore" */
 const char *gp_qstate_name(__u32 state);	/* "active", "evicted" */
 const char *gp_origin_name(__u32 origin);	/* "sysfs", "bpf" */
+const char *gp_phase_name(__u32 phase);		/* "hw_unmap", "mes_rm" */
+/* The sub-key's name for a histogram of op (dbg op, phase), or NULL. */
+const char *gp_hist_sub_name(__u32 op, __u32 sub);
 /* "EINVAL" for 22 or -22; NULL if unknown. */
 const char *gp_errno_name(int err);
 

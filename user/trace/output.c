@@ -28,23 +28,42 @@ static bool instant(__u32 op)
 	       op == GP_OP_EXIT;
 }
 
+/* A duration in the LAT column's unit, without the unit. */
+static int fmt_ns(char *buf, size_t len, __u64 ns, enum gp_unit u)
+{
+	switch (u) {
+	case GP_UNIT_MSEC:
+		return snprintf(buf, len, "%.3f", ns / 1e6);
+	case GP_UNIT_USEC:
+		return snprintf(buf, len, "%.1f", ns / 1e3);
+	default:
+		return snprintf(buf, len, "%llu", (unsigned long long)ns);
+	}
+}
+
 static void fmt_lat(char *buf, size_t len, const struct gp_event *e,
 		    enum gp_unit u)
 {
-	if (instant(e->op)) {
+	if (instant(e->op))
 		snprintf(buf, len, "-");
-		return;
-	}
-	switch (u) {
-	case GP_UNIT_MSEC:
-		snprintf(buf, len, "%.3f", e->duration_ns / 1e6);
-		break;
-	case GP_UNIT_USEC:
-		snprintf(buf, len, "%.1f", e->duration_ns / 1e3);
-		break;
-	default:
-		snprintf(buf, len, "%llu", (unsigned long long)e->duration_ns);
-		break;
+	else
+		fmt_ns(buf, len, e->duration_ns, u);
+}
+
+/* " hw_unmap 12.3 hw_fence 40.1": the phases seen, in the LAT unit. */
+static void fmt_phases(char *buf, size_t len, const struct gp_event *e,
+		       enum gp_unit u)
+{
+	size_t off = strlen(buf);
+
+	for (__u32 ph = 0; ph < GP_PHASE_MAX && off < len; ph++) {
+		if (!e->susp.phase_ns[ph])
+			continue;
+		off += snprintf(buf + off, len - off, " %s ",
+				gp_phase_name(ph));
+		if (off < len)
+			off += fmt_ns(buf + off, len - off,
+				      e->susp.phase_ns[ph], u);
 	}
 }
 
@@ -59,7 +78,8 @@ static void fmt_ret(char *buf, size_t len, int ret)
 }
 
 /* The short op-specific column; see output.h. */
-static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
+static void fmt_detail(char *buf, size_t len, const struct gp_event *e,
+		       enum gp_unit u)
 {
 	char n[24], sz[24];
 	const char *t;
@@ -100,9 +120,11 @@ static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
 	case GP_OP_SUSPEND:
 		snprintf(buf, len, "%u/%u g%u", e->susp.done,
 			 e->susp.num_queues, e->susp.grace_period);
+		fmt_phases(buf, len, e, u);
 		break;
 	case GP_OP_RESUME:
 		snprintf(buf, len, "%u/%u", e->susp.done, e->susp.num_queues);
+		fmt_phases(buf, len, e, u);
 		break;
 	case GP_OP_HW_UNMAP:
 		snprintf(buf, len, "f%u %u%s", e->hw.filter, e->hw.filter_param,
@@ -165,7 +187,7 @@ void gp_out_event_text(FILE *f, const struct gp_event *e,
 	gp_text_safe(comm, sizeof(comm), e->comm, GP_COMM_LEN);
 	fmt_ret(ret, sizeof(ret), e->ret);
 	fmt_lat(lat, sizeof(lat), e, o->unit);
-	fmt_detail(detail, sizeof(detail), e);
+	fmt_detail(detail, sizeof(detail), e, o->unit);
 	fprintf(f, "%-8s %-6u %-5u %-6llu %-10.10s %5u %3u %-6s %7s%s%s\n",
 		gp_name_or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
 		e->ns_pid, (unsigned long long)e->cgroup_id, comm, e->gpu_id,
@@ -245,6 +267,13 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 		if (e->op == GP_OP_SUSPEND)
 			json_u64(&j, "grace_period_kcycles",
 				 e->susp.grace_period);
+		for (__u32 ph = 0; ph < GP_PHASE_MAX; ph++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "phase_%s_ns",
+				 gp_phase_name(ph));
+			json_u64(&j, key, e->susp.phase_ns[ph]);
+		}
 		break;
 	case GP_OP_HW_UNMAP:
 		json_u64(&j, "target_pid", e->target_pid);

@@ -14,7 +14,8 @@
  * "<ioctl type> p<prio> <ring>", q_add/q_del "<kernel type> p<prio>",
  * evict/restore "evicted <before>-><after>", p_evict "<trigger>" (CRIU
  * ones cut to criu_ckpt, criu_rstr), dbg_trap "<dbg op> ><target pid>",
- * suspend "<done>/<asked> g<grace>", resume "<done>/<asked>", hw_unmap
+ * suspend "<done>/<asked> g<grace>", resume "<done>/<asked>", both
+ * followed by the phases seen (" hw_unmap <lat> hw_fence <lat>"), hw_unmap
  * "f<filter> <param>[ reset]", hw_fence "<timeout>ms", exit "<n> rows"
  * (map rows dropped).
  *
@@ -34,7 +35,10 @@
  *   dbg_trap:        "dbg_op":"suspend_queues","dbg_op_raw":6,
  *                    "target_pid":N,"debugger_pid":N
  *   suspend, resume: "target_pid":N,"queues_asked":N,"queues_done":N,
- *                    "grace_period_kcycles":N (suspend only)
+ *                    "grace_period_kcycles":N (suspend only),
+ *                    "phase_hw_unmap_ns":N,"phase_hw_fence_ns":N,
+ *                    "phase_mes_rm_ns":N,"phase_mes_add_ns":N (time in
+ *                    each hardware step inside it, same thread; 0: none)
  *   hw_unmap:        "target_pid":N,"filter":N,"filter_param":N,
  *                    "reset":bool
  *   hw_fence:        "target_pid":N,"timeout_ms":N
