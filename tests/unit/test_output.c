@@ -140,14 +140,16 @@ TEST(header)
 	FILE *f = capture_open();
 
 	gp_out_header(f, &o);
-	CHECK_STR(capture_done(f), "OP       PID    NSPID CGROUP COMM         GPU QID "
-		  "RET    LAT(us) DETAIL\n");
+	CHECK_STR(capture_done(f),
+		  "OP       PID     NSPID   CGROUP  COMM                   GP"
+		  "U  QID RET     LAT(us) DETAIL\n");
 	o.timestamp = true;
 	o.unit = GP_UNIT_MSEC;
 	f = capture_open();
 	gp_out_header(f, &o);
-	CHECK_STR(capture_done(f), "TIME     OP       PID    NSPID CGROUP COMM       "
-		  "  GPU QID RET    LAT(ms) DETAIL\n");
+	CHECK_STR(capture_done(f),
+		  "TIME     OP       PID     NSPID   CGROUP  COMM            "
+		  "       GPU  QID RET     LAT(ms) DETAIL\n");
 	o.json = true;
 	f = capture_open();
 	gp_out_header(f, &o);
@@ -159,19 +161,19 @@ TEST(text_create)
 	struct gp_event e = create_ev();
 
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "create   4242   7     5012   python3    51157   2 0      "
-		  "   41.5 aql p7 4K\n");
+		  "create   4242    7       5012    python3              5115"
+		  "7    2 0          41.5 aql p7 4K\n");
 	CHECK_STR(text(&e, GP_UNIT_MSEC, false),
-		  "create   4242   7     5012   python3    51157   2 0      "
-		  "  0.042 aql p7 4K\n");
+		  "create   4242    7       5012    python3              5115"
+		  "7    2 0         0.042 aql p7 4K\n");
 	CHECK_STR(text(&e, GP_UNIT_NSEC, false),
-		  "create   4242   7     5012   python3    51157   2 0      "
-		  "  41523 aql p7 4K\n");
+		  "create   4242    7       5012    python3              5115"
+		  "7    2 0         41523 aql p7 4K\n");
 	e.ret = -22;
 	e.queue.type = 9;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "create   4242   7     5012   python3    51157   2 EINVAL "
-		  "   41.5 ?9 p7 4K\n");
+		  "create   4242    7       5012    python3              5115"
+		  "7    2 EINVAL     41.5 ?9 p7 4K\n");
 }
 
 TEST(text_timestamp_is_wall_clock_of_boot_ts)
@@ -181,8 +183,8 @@ TEST(text_timestamp_is_wall_clock_of_boot_ts)
 	setenv("TZ", "UTC", 1);
 	tzset();
 	CHECK_STR(text(&e, GP_UNIT_USEC, true),
-		  "23:15:23 create   4242   7     5012   python3    51157   2 "
-		  "0         41.5 aql p7 4K\n");
+		  "23:15:23 create   4242    7       5012    python3         "
+		  "     51157    2 0          41.5 aql p7 4K\n");
 }
 
 TEST(text_other_ops)
@@ -193,62 +195,62 @@ TEST(text_other_ops)
 	e.queue_id = 3;
 	e.ret = -22;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "destroy  4242   7     5012   python3    51157   3 EINVAL "
-		  "   41.5\n");
+		  "destroy  4242    7       5012    python3              5115"
+		  "7    3 EINVAL     41.5\n");
 	e = ev(GP_OP_QUEUE_ADD);
 	e.queue.type = 4;		/* kernel SDMA_XGMI */
 	e.queue.priority = 15;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "q_add    4242   7     5012   python3    51157   2 0      "
-		  "      - xgmi p15\n");
+		  "q_add    4242    7       5012    python3              5115"
+		  "7    2 0             - xgmi p15\n");
 	e = ev(GP_OP_EVICT);
 	e.evict.evicted_before = 0;
 	e.evict.evicted_after = 1;
 	e.duration_ns = 2500000;
 	CHECK_STR(text(&e, GP_UNIT_MSEC, false),
-		  "evict    4242   7     5012   python3    51157   2 0      "
-		  "  2.500 evicted 0->1\n");
+		  "evict    4242    7       5012    python3              5115"
+		  "7    2 0         2.500 evicted 0->1\n");
 	e = ev(GP_OP_PROC_EVICT);
 	e.evict.trigger = 4;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "p_evict  4242   7     5012   python3    51157   2 0      "
-		  "   41.5 criu_ckpt\n");
+		  "p_evict  4242    7       5012    python3              5115"
+		  "7    2 0          41.5 criu_ckpt\n");
 	e = ev(GP_OP_DBG_TRAP);
 	e.gpu_id = e.queue_id = 0;
 	e.dbg.dbg_op = 6;
 	e.target_pid = 977;
 	e.ret = -1;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "dbg_trap 4242   7     5012   python3        0   0 EPERM  "
-		  "   41.5 suspend >977\n");
+		  "dbg_trap 4242    7       5012    python3                  "
+		  "0    0 EPERM      41.5 suspend >977\n");
 	e = ev(GP_OP_SUSPEND);
 	e.susp.num_queues = 3;
 	e.susp.done = 2;
 	e.susp.grace_period = 0;
 	e.ret = 2;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "suspend  4242   7     5012   python3    51157   2 2      "
-		  "   41.5 2/3 g0\n");
+		  "suspend  4242    7       5012    python3              5115"
+		  "7    2 2          41.5 2/3 g0\n");
 	e.op = GP_OP_RESUME;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "resume   4242   7     5012   python3    51157   2 2      "
-		  "   41.5 2/3\n");
+		  "resume   4242    7       5012    python3              5115"
+		  "7    2 2          41.5 2/3\n");
 	e = ev(GP_OP_HW_UNMAP);
 	e.hw.filter = 2;
 	e.hw.filter_param = 0;
 	e.hw.reset = 1;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "hw_unmap 4242   7     5012   python3    51157   2 0      "
-		  "   41.5 f2 0 reset\n");
+		  "hw_unmap 4242    7       5012    python3              5115"
+		  "7    2 0          41.5 f2 0 reset\n");
 	e = ev(GP_OP_EXIT);
 	e.evict.n_queues = 3;
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "exit     4242   7     5012   python3    51157   2 0      "
-		  "      - 3 rows\n");
+		  "exit     4242    7       5012    python3              5115"
+		  "7    2 0             - 3 rows\n");
 	e = ev(99);
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "?99      4242   7     5012   python3    51157   2 0      "
-		  "   41.5\n");
+		  "?99      4242    7       5012    python3              5115"
+		  "7    2 0          41.5\n");
 }
 
 TEST(text_comm_without_nul_is_cut_not_overrun)
@@ -257,13 +259,17 @@ TEST(text_comm_without_nul_is_cut_not_overrun)
 
 	memcpy(e.comm, "0123456789abcdefXXXX", GP_COMM_LEN);
 	CHECK_STR(text(&e, GP_UNIT_USEC, false),
-		  "create   4242   7     5012   0123456789 51157   2 0      "
-		  "   41.5 aql p7 4K\n");
+		  "create   4242    7       5012    0123456789abcde      5115"
+		  "7    2 0          41.5 aql p7 4K\n");
 	CHECK(strstr(json(&e), "\"comm\":\"0123456789abcdef\",") != NULL);
 }
 
-/* Usual values stay under 80 columns without -T. */
-TEST(text_under_80_columns)
+/*
+ * The widest values (10-digit GPU ids: the gpu_id of a CREATE_QUEUE is
+ * whatever the caller passed; 15-character comms) keep every column in
+ * place, and a line stays within 100 columns, 109 with -T.
+ */
+TEST(text_widest_values_stay_aligned_and_under_100_columns)
 {
 	static const __u32 ops[] = {
 		GP_OP_CREATE, GP_OP_DESTROY, GP_OP_QUEUE_ADD, GP_OP_QUEUE_DEL,
@@ -280,7 +286,9 @@ TEST(text_under_80_columns)
 		e.pid = 999999;
 		e.ns_pid = 99999;
 		e.cgroup_id = 999999;
-		strcpy(e.comm, "kfd-exerciser");
+		strcpy(e.comm, "kfd-exerciser-1");
+		e.gpu_id = 4294967295u;
+		e.queue_id = 1023;
 		e.duration_ns = 9999999;	/* 9999.9 us */
 		e.ret = -22;
 		e.target_pid = 999999;
@@ -320,9 +328,14 @@ TEST(text_under_80_columns)
 			e.queue.priority = 15;
 		}
 		s = text(&e, GP_UNIT_USEC, false);
-		if (strlen(s) > 80)	/* 79 + '\n' */
+		if (strlen(s) > 101)	/* 100 + '\n' */
 			printf("# %zu columns: %s", strlen(s) - 1, s);
-		CHECK(strlen(s) <= 80);
+		CHECK(strlen(s) <= 101);
+		/* RET starts at one column for every op */
+		CHECK(strstr(s, " EINVAL ") - s == 64);
+		s = text(&e, GP_UNIT_USEC, true);
+		CHECK(strlen(s) <= 110);
+		CHECK(strstr(s, " EINVAL ") - s == 73);
 	}
 }
 
@@ -501,6 +514,58 @@ TEST(full_maps_are_reported_only_when_something_dropped)
 		  "\"hist_samples\":5,\"queues\":2}\n");
 }
 
+TEST(text_hides_debug_trap_protocol_calls_unless_asked)
+{
+	struct gp_out_opts o = {};
+	struct gp_event e = ev(GP_OP_DBG_TRAP);
+
+	for (__u32 op = 0; op <= 15; op++) {
+		bool shown;
+
+		e.dbg.dbg_op = op;
+		o.json = false;
+		o.all_dbg = false;
+		shown = gp_out_wanted(&e, &o);
+		/* SUSPEND_QUEUES (6), RESUME_QUEUES (7) only */
+		CHECK(shown == (op == 6 || op == 7));
+		o.all_dbg = true;
+		CHECK(gp_out_wanted(&e, &o));
+		o.all_dbg = false;
+		o.json = true;		/* JSON: everything, always */
+		CHECK(gp_out_wanted(&e, &o));
+	}
+	e = ev(GP_OP_CREATE);
+	o.json = false;
+	CHECK(gp_out_wanted(&e, &o));
+}
+
+TEST(counts_table_and_json)
+{
+	struct gp_count c[GP_OP_MAX] = {};
+	struct gp_out_opts o = {};
+	FILE *f;
+
+	c[GP_OP_CREATE] = (struct gp_count){ .count = 12, .failed = 2 };
+	c[GP_OP_EXIT].count = 1;
+	f = capture_open();
+	gp_out_counts(f, c, &o);
+	CHECK_STR(capture_done(f), "\nOP          COUNT   FAILED\n"
+		  "create         12        2\n"
+		  "exit            1        0\n");
+	o.json = true;
+	f = capture_open();
+	gp_out_counts(f, c, &o);
+	CHECK_STR(capture_done(f),
+		  "{\"type\":\"count\",\"op\":\"create\",\"count\":12,"
+		  "\"failed\":2}\n{\"type\":\"count\",\"op\":\"exit\","
+		  "\"count\":1,\"failed\":0}\n");
+	memset(c, 0, sizeof(c));
+	o.json = false;
+	f = capture_open();
+	gp_out_counts(f, c, &o);
+	CHECK_STR(capture_done(f), "\nNo KFD events counted.\n");
+}
+
 /* Every JSON form parses, with jq when the machine has it. */
 TEST(json_parses_with_jq)
 {
@@ -548,7 +613,7 @@ int main(void)
 	RUN(text_timestamp_is_wall_clock_of_boot_ts);
 	RUN(text_other_ops);
 	RUN(text_comm_without_nul_is_cut_not_overrun);
-	RUN(text_under_80_columns);
+	RUN(text_widest_values_stay_aligned_and_under_100_columns);
 	RUN(json_create);
 	RUN(json_failed_create_names_errno);
 	RUN(json_queue_add_uses_kernel_type);
@@ -558,6 +623,8 @@ int main(void)
 	RUN(json_escapes_bytes_that_are_not_utf8);
 	RUN(text_never_writes_control_characters_from_comm);
 	RUN(lost);
+	RUN(text_hides_debug_trap_protocol_calls_unless_asked);
+	RUN(counts_table_and_json);
 	RUN(full_maps_are_reported_only_when_something_dropped);
 	RUN(json_parses_with_jq);
 	free(capture_buf);

@@ -27,6 +27,13 @@ struct gp_out_opts {
 	 */
 	enum gp_unit unit;
 	/*
+	 * Text: print every debug-trap call. Without it, only
+	 * SUSPEND_QUEUES/RESUME_QUEUES are printed per event; the protocol
+	 * around them (enable, runtime events, snapshots: dozens per
+	 * debugger session) is in the histograms and in JSON.
+	 */
+	bool all_dbg;
+	/*
 	 * CLOCK_REALTIME - CLOCK_BOOTTIME in ns, to turn ts_ns into a wall
 	 * time for -T. 0: computed on first use. Tests set it (with TZ=UTC)
 	 * so the output is reproducible.

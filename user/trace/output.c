@@ -163,7 +163,7 @@ void gp_out_header(FILE *f, const struct gp_out_opts *o)
 	snprintf(lat, sizeof(lat), "LAT(%s)", gp_unit_short(o->unit));
 	if (o->timestamp)
 		fprintf(f, "%-8s ", "TIME");
-	fprintf(f, "%-8s %-6s %-5s %-6s %-10s %5s %3s %-6s %7s %s\n", "OP",
+	fprintf(f, "%-8s %-7s %-7s %-7s %-15s %10s %4s %-6s %8s %s\n", "OP",
 		"PID", "NSPID", "CGROUP", "COMM", "GPU", "QID", "RET", lat,
 		"DETAIL");
 }
@@ -188,7 +188,7 @@ void gp_out_event_text(FILE *f, const struct gp_event *e,
 	fmt_ret(ret, sizeof(ret), e->ret);
 	fmt_lat(lat, sizeof(lat), e, o->unit);
 	fmt_detail(detail, sizeof(detail), e, o->unit);
-	fprintf(f, "%-8s %-6u %-5u %-6llu %-10.10s %5u %3u %-6s %7s%s%s\n",
+	fprintf(f, "%-8s %-7u %-7u %-7llu %-15.15s %10u %4u %-6s %8s%s%s\n",
 		gp_name_or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
 		e->ns_pid, (unsigned long long)e->cgroup_id, comm, e->gpu_id,
 		e->queue_id, ret, lat, detail[0] ? " " : "", detail);
@@ -303,6 +303,46 @@ void gp_out_event(FILE *f, const struct gp_event *e,
 		gp_out_event_json(f, e);
 	else
 		gp_out_event_text(f, e, o);
+}
+
+bool gp_out_wanted(const struct gp_event *e, const struct gp_out_opts *o)
+{
+	/* enum kfd_dbg_trap_operations: SUSPEND_QUEUES 6, RESUME_QUEUES 7 */
+	return o->json || o->all_dbg || e->op != GP_OP_DBG_TRAP ||
+	       e->dbg.dbg_op == 6 || e->dbg.dbg_op == 7;
+}
+
+void gp_out_counts(FILE *f, const struct gp_count *c,
+		   const struct gp_out_opts *o)
+{
+	char n[GP_NAME_BUF];
+	bool any = false;
+	struct json j;
+
+	for (__u32 op = 0; op < GP_OP_MAX; op++) {
+		const char *name;
+
+		if (!c[op].count)
+			continue;
+		name = gp_name_or_num(gp_op_name(op), op, n, sizeof(n));
+		if (o->json) {
+			json_begin(&j, f);
+			json_str(&j, "type", "count");
+			json_str(&j, "op", name);
+			json_u64(&j, "count", c[op].count);
+			json_u64(&j, "failed", c[op].failed);
+			json_end_batched(&j);
+			continue;
+		}
+		if (!any)
+			fprintf(f, "\n%-8s %8s %8s\n", "OP", "COUNT", "FAILED");
+		fprintf(f, "%-8s %8llu %8llu\n", name,
+			(unsigned long long)c[op].count,
+			(unsigned long long)c[op].failed);
+		any = true;
+	}
+	if (!any && !o->json)
+		fprintf(f, "\nNo KFD events counted.\n");
 }
 
 void gp_out_full(FILE *f, uint64_t hist_samples, uint64_t queues,

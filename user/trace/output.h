@@ -4,11 +4,13 @@
  * one-line text form of an event, and its NDJSON form. Pure formatting
  * (no BPF, no clocks unless asked), so every byte is L0-tested.
  *
- * Text (header printed once by gp_out_header), under 80 columns for the
- * usual values without -T; -T prepends "HH:MM:SS " (wall clock):
- *   OP       PID    NSPID CGROUP COMM         GPU QID RET    LAT(us) DETAIL
- *   create   4242   7     5012   python3    51157   2 0         41.5 aql p7 4K
- * COMM is cut to 10 characters (JSON has all 15). LAT is in the unit of
+ * Text (header printed once by gp_out_header): columns wide enough for
+ * the widest values (a 10-digit GPU id: CREATE_QUEUE's gpu_id is what the
+ * caller passed; a 15-character comm, control characters shown as '?'),
+ * so a line stays within 100 columns; -T prepends "HH:MM:SS ":
+ *   OP       PID     NSPID   CGROUP  COMM                   GPU  QID RET
+ *   create   4242    7       5012    python3              51157    2 0
+ *   (then LAT(us) "    41.5" and DETAIL "aql p7 4K"). LAT is in the unit of
  * -m/-u (default usecs), "-" for instant events (q_add, q_del, exit).
  * RET is the errno name when negative. DETAIL by op: create
  * "<ioctl type> p<prio> <ring>", q_add/q_del "<kernel type> p<prio>",
@@ -61,6 +63,16 @@
 #include "gpreempt.h"
 #include "names.h"
 #include "outopts.h"
+
+/* Is this event printed? (text: see gp_out_opts.all_dbg; JSON: all) */
+bool gp_out_wanted(const struct gp_event *e, const struct gp_out_opts *o);
+/*
+ * Per-op counts (summary mode), ops with a count only. Text: a blank
+ * line, "OP COUNT FAILED" and one row per op ("No KFD events counted."
+ * if none); JSON: {"type":"count","op":"create","count":N,"failed":N}.
+ */
+void gp_out_counts(FILE *f, const struct gp_count *counts,
+		   const struct gp_out_opts *o);
 
 /* Column header line (text mode only; nothing in JSON mode). */
 void gp_out_header(FILE *f, const struct gp_out_opts *o);

@@ -332,6 +332,32 @@ __u64 gp_probe_stat(const struct gp_probe *p, enum gp_stat s)
 	return sum;
 }
 
+int gp_probe_counts(const struct gp_probe *p, struct gp_count *out)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, err = 0;
+	struct gp_count *v;
+
+	if (ncpu <= 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	fd = bpf_map__fd(p->skel->maps.gp_counts);
+	for (__u32 op = 0; op < GP_OP_MAX; op++) {
+		out[op].count = out[op].failed = 0;
+		if (bpf_map_lookup_elem(fd, &op, v)) {
+			err = -errno;
+			break;
+		}
+		for (int i = 0; i < ncpu; i++) {
+			out[op].count += v[i].count;
+			out[op].failed += v[i].failed;
+		}
+	}
+	free(v);
+	return err;
+}
+
 __u64 gp_probe_lost(const struct gp_probe *p)
 {
 	return gp_probe_stat(p, GP_STAT_LOST);

@@ -104,6 +104,8 @@ int gp_probe_hists_fd(const struct gp_probe *p);	/* gp_hists */
 /* A counter of enum gp_stat summed over CPUs (GP_STAT_LOST: events
  * dropped because the ring was full; *_FULL: a map was full). */
 __u64 gp_probe_stat(const struct gp_probe *p, enum gp_stat s);
+/* Per-op counts summed over CPUs into out[GP_OP_MAX]; 0 or -errno. */
+int gp_probe_counts(const struct gp_probe *p, struct gp_count *out);
 /* gp_probe_stat(p, GP_STAT_LOST) */
 __u64 gp_probe_lost(const struct gp_probe *p);
 

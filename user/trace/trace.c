@@ -8,6 +8,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ static struct env {
 	bool check;
 	bool verbose;
 	bool no_pin;
+	bool summary;
+	bool all_dbg;
 	enum gp_unit unit;
 	const char *ready_file;
 } env = { .unit = GP_UNIT_USEC };
@@ -52,17 +55,23 @@ static const char doc[] =
 "suspend/resume; keep a live PID -> queue map; print latency histograms.\n"
 "\n"
 "USAGE: gpreempt-trace [-p PID]... [-d DURATION] [-i INTERVAL] [-T] [-m|-u]\n"
-"                      [-j] [-k | --reduced] [--check] [-v]\n"
+"                      [-j] [-s] [--all-dbg] [-k | --reduced] [--check] [-v]\n"
 "\n"
 "EXAMPLES:\n"
 "    gpreempt-trace               # trace all KFD processes until Ctrl-C\n"
 "    gpreempt-trace -p 1234 -p 99 # only these host pids (owner or target)\n"
 "    gpreempt-trace -d 10s -m     # 10 seconds, histograms in ms\n"
 "    gpreempt-trace -i 5s         # print the queue map every 5 seconds\n"
+"    gpreempt-trace -s -i 10s     # summary: counts and histograms kept in\n"
+"                                 # the kernel, printed every 10 s, no\n"
+"                                 # per-event output (lowest overhead)\n"
 "    gpreempt-trace -j            # NDJSON: events, map rows, histograms\n"
 "    gpreempt-trace -k            # kprobes instead of fentry\n"
 "    gpreempt-trace --reduced     # UAPI arguments only (no amdgpu BTF)\n"
 "    gpreempt-trace --check       # what attaches on this kernel, and why\n"
+"\n"
+"Text mode prints debug-trap calls other than SUSPEND_QUEUES/RESUME_QUEUES\n"
+"(the protocol around them) only with --all-dbg; -j prints every event.\n"
 "\n"
 "Exit: 0 ok, 2 bad usage, 3 not root/no CAP_BPF+CAP_PERFMON, 4 no /dev/kfd,\n"
 "5 no BPF, 6 no KFD probe could attach, 1 other errors.\n";
@@ -72,6 +81,7 @@ enum {
 	OPT_CHECK,
 	OPT_READY,
 	OPT_NO_PIN,
+	OPT_ALL_DBG,
 };
 
 static const struct argp_option opts[] = {
@@ -85,6 +95,10 @@ static const struct argp_option opts[] = {
 	{ "microseconds", 'u', NULL, 0,
 	  "Histograms in microseconds (default)", 0 },
 	{ "json", 'j', NULL, 0, "NDJSON output (explicit units)", 0 },
+	{ "summary", 's', NULL, 0, "No per-event output: per-op counts and "
+	  "histograms aggregated in the kernel (at -i and on exit)", 0 },
+	{ "all-dbg", OPT_ALL_DBG, NULL, 0, "Text: print every debug-trap "
+	  "call, not only SUSPEND_QUEUES/RESUME_QUEUES", 0 },
 	{ "kprobes", 'k', NULL, 0, "Use kprobes, not fentry", 0 },
 	{ "reduced", OPT_REDUCED, NULL, 0,
 	  "Reduced mode: read only the ioctl arguments (no amdgpu BTF)", 0 },
@@ -133,6 +147,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'k':
 		env.kprobes = true;
+		break;
+	case 's':
+		env.summary = true;
+		break;
+	case OPT_ALL_DBG:
+		env.all_dbg = true;
 		break;
 	case OPT_REDUCED:
 		env.reduced = true;
@@ -221,6 +241,7 @@ static struct gp_out_opts out_opts(void)
 		.json = env.json,
 		.timestamp = env.timestamp,
 		.unit = env.unit,
+		.all_dbg = env.all_dbg,
 	};
 
 	return o;
@@ -230,7 +251,8 @@ static int on_event(void *ctx, const struct gp_event *e)
 {
 	struct gp_out_opts o = out_opts();
 
-	gp_out_event(stdout, e, &o);
+	if (gp_out_wanted(e, &o))
+		gp_out_event(stdout, e, &o);
 	return 0;
 }
 
@@ -241,11 +263,29 @@ static void print_map(struct gp_probe *p)
 	gp_queues_print(stdout, gp_probe_queues_fd(p), &o);
 }
 
+/* Summary mode's report: counts and histograms, all read from BPF maps. */
+static void print_summary(struct gp_probe *p)
+{
+	struct gp_out_opts o = out_opts();
+	struct gp_count c[GP_OP_MAX];
+
+	if (!gp_probe_counts(p, c))
+		gp_out_counts(stdout, c, &o);
+	gp_hists_print_pids(stdout, gp_probe_hists_fd(p), &o, env.pids,
+			    env.npids);
+}
+
 static void print_final(struct gp_probe *p)
 {
 	struct gp_out_opts o = out_opts();
 
 	print_map(p);
+	if (env.summary) {
+		struct gp_count c[GP_OP_MAX];
+
+		if (!gp_probe_counts(p, c))
+			gp_out_counts(stdout, c, &o);
+	}
 	gp_hists_print_pids(stdout, gp_probe_hists_fd(p), &o, env.pids,
 			    env.npids);
 	gp_out_lost(stdout, gp_probe_lost(p), &o);
@@ -317,11 +357,11 @@ int main(int argc, char **argv)
 	po.pids = env.pids;
 	po.npids = env.npids;
 	po.hist_unit_ns = gp_unit_ns(env.unit);
-	po.emit = GP_EMIT_ALL;
+	po.emit = env.summary ? GP_EMIT_NONE : GP_EMIT_ALL;
 	po.no_links = false;
 	po.no_seed = env.check;
 	po.pin_path = env.check || env.no_pin ? NULL : GP_PIN_QUEUES;
-	po.on_event = env.check ? NULL : on_event;
+	po.on_event = env.check || env.summary ? NULL : on_event;
 	ret = gp_probe_open(&po, &p, &perr);
 	if (ret) {
 		fprintf(stderr, "gpreempt-trace: %s\n", perr.msg);
@@ -373,7 +413,8 @@ int main(int argc, char **argv)
 	{
 		struct gp_out_opts o = out_opts();
 
-		gp_out_header(stdout, &o);
+		if (!env.summary)
+			gp_out_header(stdout, &o);
 		fflush(stdout);
 	}
 	if (env.ready_file && touch(env.ready_file))
@@ -386,7 +427,9 @@ int main(int argc, char **argv)
 		uint64_t now;
 
 		/* Batched events show within the 100 ms timeout. */
-		err = gp_probe_poll(p, 100);
+		err = env.summary ? poll(NULL, 0, 100) : gp_probe_poll(p, 100);
+		if (err < 0 && env.summary)
+			err = errno == EINTR ? 0 : -errno;
 		if (err < 0) {
 			fprintf(stderr, "gpreempt-trace: polling the ring "
 				"buffer: %s\n", strerror(-err));
@@ -396,6 +439,8 @@ int main(int argc, char **argv)
 		now = monotonic_ns();
 		if (env.interval_ns && now >= next_print) {
 			print_map(p);
+			if (env.summary)
+				print_summary(p);
 			fflush(stdout);
 			next_print += env.interval_ns;
 		}
@@ -406,7 +451,8 @@ int main(int argc, char **argv)
 		if (env.duration_ns && now - start >= env.duration_ns)
 			break;
 	}
-	gp_probe_poll(p, 0);
+	if (!env.summary)
+		gp_probe_poll(p, 0);
 	print_final(p);
 	ret = GP_EXIT_OK;
 
