@@ -19,17 +19,17 @@ workload() {
 
 # op -> {count, failed} from event mode's events, or summary's counts
 ev_counts() {
-	jq -s -c '[.[] | select(.type == "event")] | group_by(.op)
+	jq -S -s -c '[.[] | select(.type == "event")] | group_by(.op)
 		| map({key: .[0].op, value: {count: length,
 		       failed: ([.[] | select(.ret < 0)] | length)}})
 		| from_entries' "$1"
 }
 sum_counts() {
-	jq -s -c '[.[] | select(.type == "count")]
+	jq -S -s -c '[.[] | select(.type == "count")]
 		| map({key: .op, value: {count, failed}}) | from_entries' "$1"
 }
 hist_counts() { # "op/sub" -> count of the whole-op histograms
-	jq -s -c '[.[] | select(.type == "hist" and .phase == null)]
+	jq -S -s -c '[.[] | select(.type == "hist" and .phase == null)]
 		| map({key: "\(.op)/\(.sub)", value: .count}) | from_entries' "$1"
 }
 
