@@ -26,7 +26,8 @@ $(OUTPUT)/%.bpf.o: bench/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h | 
 # its objects, not all of libgp: the rest is not needed here.
 ifneq ($(wildcard user/trace/output.c),)
 BENCH_FMT := -DBENCH_FORMAT
-BENCH_FMT_LIB := $(OUTPUT)/output.o $(OUTPUT)/json.o $(OUTPUT)/util.o
+BENCH_FMT_LIB := $(OUTPUT)/output.o $(OUTPUT)/json.o $(OUTPUT)/util.o \
+		 $(OUTPUT)/names.o $(OUTPUT)/outopts.o
 endif
 
 $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) | $(OUTPUT)
