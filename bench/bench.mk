@@ -10,7 +10,7 @@
 include Makefile
 
 BENCH_TOOLS := $(OUTPUT)/bpf-cost $(OUTPUT)/kfd-loop $(OUTPUT)/startwait \
-	       $(OUTPUT)/ctl-lat
+	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat
 .DEFAULT_GOAL := bench-tools
 
 .PHONY: bench-tools
@@ -33,6 +33,11 @@ endif
 $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(BENCH_FMT) $(LDFLAGS) $< $(BENCH_FMT_LIB) $(LDLIBS) -lpthread -o $@
+
+# Immediate-path latency: the embeddable probe (libgp), host only.
+$(OUTPUT)/imm-lat: bench/imm-lat.c $(LIBGP) | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 
 $(OUTPUT)/kfd-loop $(OUTPUT)/startwait $(OUTPUT)/ctl-lat: $(OUTPUT)/%: bench/%.c | $(OUTPUT)
 	$(call msg,BINARY,$@)

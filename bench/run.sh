@@ -76,12 +76,12 @@ log() { [ $quick = 1 ] && echo "# $*" || echo "$*"; }
 build_tools() {
 	local t ok=0
 	mkdir -p "$OUT/build"
-	for t in kfd-loop startwait ctl-lat bpf-cost; do
+	for t in kfd-loop startwait ctl-lat bpf-cost imm-lat; do
 		if ! make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/$t" \
 			> "$OUT/build.log" 2>&1; then
 			cat "$OUT/build.log" >&2
 			echo "bench/run.sh: building $t failed (above)" >&2
-			[ $t = bpf-cost ] || exit 1
+			case $t in bpf-cost|imm-lat) ;; *) exit 1 ;; esac
 			ok=1
 		fi
 	done
@@ -298,8 +298,29 @@ bpf_part() {
 			{ tap fail "bpf: ring buffer ran" "see stderr above"; return; }
 	done
 	"$OUT/build/bpf-cost" fmt -c "$([ $quick = 1 ] && echo 5 || echo 50)" >> "$raw" 2>/dev/null || true
+	imm_part "$raw"
 	[ $quick = 1 ] && bpf_check "$raw"
 	return 0
+}
+
+# Immediate path: BPF timestamp of a real exit event to the embedding
+# consumer's callback, at 100 events/s and back to back; under the
+# default scheduler and, where chrt works, SCHED_FIFO (what a daemon that
+# must act within 1 ms on a loaded machine would use).
+imm_part() { # raw
+	local raw=$1 n100 nmax sched
+	[ -x "$OUT/build/imm-lat" ] || { log "bpf: imm-lat not built"; return; }
+	if [ $quick = 1 ]; then n100=20 nmax=50; else n100=${BENCH_IMM:-1000} nmax=2000; fi
+	for sched in other fifo; do
+		if [ $sched = fifo ]; then
+			chrt -f 10 true 2>/dev/null || continue
+			set -- chrt -f 10
+		else
+			set --
+		fi
+		"$@" "$OUT/build/imm-lat" -n $n100 -r 100 | sed "s/^imm /imm $sched /" >> "$raw"
+		"$@" "$OUT/build/imm-lat" -n $nmax -r 0 | sed "s/^imm /imm $sched /" >> "$raw"
+	done
 }
 
 bpf_check() { # raw
@@ -318,6 +339,12 @@ bpf_check() { # raw
 	else
 		tap fail "bpf quick: ring buffer consumer ran" "${bad:-no rb lines}"
 	fi
+	# imm SCHED RATE N P50 P99 MAX MISSED
+	if awk '$1 == "imm" && $4 > 0 && $5 > 0 { ok = 1 } END { exit !ok }' "$raw"; then
+		tap ok "bpf quick: immediate path delivered $(awk '$1 == "imm" { c += $4 } END { print c }' "$raw") exit events"
+	else
+		tap fail "bpf quick: immediate path delivered events" "$(grep '^imm' "$raw" | tr '\n' ';')"
+	fi
 }
 
 bpf_table() {
@@ -328,6 +355,12 @@ bpf_table() {
 	echo "repeat 1000; ns per run: median [p25-p75]; net = minus the empty program)"
 	printf '%-18s %6s %8s %15s %8s %7s\n' program chunks median "[p25-p75]" net events
 	awk '$1 == "cost" { printf "%-18s %6d %8d %7d-%-7d %8d %7d\n", $2, $3, $4, $5, $6, $7, $8 }' "$raw"
+	grep -q '^imm ' "$raw" || return 0
+	echo
+	echo "Immediate path (host): BPF timestamp of a real exit event -> the embedded"
+	echo "consumer's callback (user/trace/probe.h, epoll), us; rate 0 = back to back"
+	printf '%-6s %6s %6s %9s %9s %9s %7s\n' sched rate n p50 p99 max missed
+	awk '$1 == "imm" { printf "%-6s %6d %6d %9.1f %9.1f %9.1f %7d\n", $2, $3, $4, $5 / 1000, $6 / 1000, $7 / 1000, $8 }' "$raw"
 	echo
 	echo "Ring buffer, producer CPU 0 -> consumer CPU 1, events/s; the rate rises"
 	echo "until every trial at a rate lost events. count: the consumer only counts;"
