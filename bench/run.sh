@@ -238,7 +238,7 @@ overhead_check() { # raw sum
 		why=$(awk -v t="$t" '$2 == "skip" && $3 == t { $1 = $2 = $3 = ""; print; exit }' "$raw" | sed 's/^ *//')
 		if [ -n "$why" ]; then
 			case $t in
-			bpftrace) command -v bpftrace > /dev/null &&
+			bpftrace|bt-hist) command -v bpftrace > /dev/null &&
 				tap fail "overhead quick: $t attached" "$why" ||
 				tap skip "overhead quick: $t attached" "$why" ;;
 			*) tap fail "overhead quick: $t attached" "$why" ;;
@@ -462,14 +462,14 @@ overhead_table() {
 	# cost of each baseline, same loop, same boot.
 	echo
 	awk '{ add[$1 " " $2] = $4 - $9; madd[$1 " " $2] = $7 - $10 } END {
-		split("gp-fentry gp-kprobes gp-reduced gp-cpu1", g, " ")
-		split("bpftrace fgraph kphist", b, " ")
+		ng = split("gp-fentry gp-kprobes gp-reduced gp-cpu1 gp-summary gp-summary-k", g, " ")
+		nb = split("bpftrace bt-hist fgraph kphist", b, " ")
 		split("create dbg create-p dbg-p", o, " ")
-		for (i = 1; i <= 4; i++) for (l = 1; l <= 4; l++) {
+		for (i = 1; i <= ng; i++) for (l = 1; l <= 4; l++) {
 			k = g[i] " " o[l]
 			if (!(k in add)) continue
-			line = sprintf("%-10s %-8s added/added:", g[i], o[l])
-			for (j = 1; j <= 3; j++) {
+			line = sprintf("%-12s %-8s added/added:", g[i], o[l])
+			for (j = 1; j <= nb; j++) {
 				kb = b[j] " " o[l]
 				if ((kb in add) && add[kb] > 0)
 					line = line sprintf(" %s %.2f", b[j], add[k] / add[kb])
