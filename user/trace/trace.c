@@ -351,6 +351,19 @@ int main(int argc, char **argv)
 		return GP_EXIT_NO_BPF;
 	}
 	libbpf_set_print(libbpf_print);
+	/*
+	 * Every way a terminal session or pipeline ends us exits through
+	 * cleanup (links, pin): a closed terminal (SIGHUP), a reader that
+	 * went away (SIGPIPE ignored: the write fails, the loop ends).
+	 * SIGKILL cannot be caught: its pin is detected as stale instead.
+	 */
+	if (signal(SIGINT, on_signal) == SIG_ERR ||
+	    signal(SIGTERM, on_signal) == SIG_ERR ||
+	    signal(SIGHUP, on_signal) == SIG_ERR ||
+	    signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		fprintf(stderr, "gpreempt-trace: cannot set signal handlers\n");
+		return GP_EXIT_FAILURE;
+	}
 
 	po.kprobes = env.kprobes;
 	po.reduced = env.reduced;
@@ -358,7 +371,6 @@ int main(int argc, char **argv)
 	po.npids = env.npids;
 	po.hist_unit_ns = gp_unit_ns(env.unit);
 	po.emit = env.summary ? GP_EMIT_NONE : GP_EMIT_ALL;
-	po.no_links = false;
 	po.no_seed = env.check;
 	po.pin_path = env.check || env.no_pin ? NULL : GP_PIN_QUEUES;
 	po.on_event = env.check || env.summary ? NULL : on_event;
@@ -393,19 +405,6 @@ int main(int argc, char **argv)
 			"arguments only; no eviction, queue or suspend "
 			"internals\n", a->reduced_forced ? "--reduced" :
 			"amdgpu has no module BTF");
-	/*
-	 * Every way a terminal session or pipeline ends us exits through
-	 * cleanup (links, pin): a closed terminal (SIGHUP), a reader that
-	 * went away (SIGPIPE ignored: the write fails, the loop ends).
-	 * SIGKILL cannot be caught: its pin is detected as stale instead.
-	 */
-	if (signal(SIGINT, on_signal) == SIG_ERR ||
-	    signal(SIGTERM, on_signal) == SIG_ERR ||
-	    signal(SIGHUP, on_signal) == SIG_ERR ||
-	    signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-		fprintf(stderr, "gpreempt-trace: cannot set signal handlers\n");
-		goto cleanup;
-	}
 	if (!env.json)
 		fprintf(stderr, "Tracing KFD queues (%d hooks, %s). Hit Ctrl-C"
 			" to end.\n", a->attached, a->reduced ? "reduced" :
