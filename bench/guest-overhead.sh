@@ -135,13 +135,16 @@ bt_script() {
 }
 
 # bt-hist: the @hist one-liner a user would type for latency histograms
-# only (what summary mode replaces): one histogram per hook, no map.
+# only (what summary mode replaces): one histogram per hook, no map. The
+# start time is keyed by hook too: suspend_queues runs inside the
+# debug-trap ioctl, in the same thread.
 bt_hist_script() {
-	local h
+	local h i
 	echo 'BEGIN { printf("gpb-ready\n"); }'
 	for h in $HOOKS; do
-		echo "kprobe:${h#*:} { @s[tid] = nsecs; }"
-		echo "kretprobe:${h#*:} /@s[tid]/ { @h[probe] = hist(nsecs - @s[tid]); delete(@s[tid]); }"
+		i=${h%%:*}
+		echo "kprobe:${h#*:} { @s[tid, $i] = nsecs; }"
+		echo "kretprobe:${h#*:} /@s[tid, $i]/ { @h[$i] = hist(nsecs - @s[tid, $i]); delete(@s[tid, $i]); }"
 	done
 }
 
@@ -155,13 +158,17 @@ start_bpftrace() { # [name script-function]
 	TPID=$1
 	echo "BENCH attach $name $2 $3 $4"
 }
-start_bt-hist() { start_bpftrace bt-hist bt_hist_script; }
-stop_bt-hist() {
+stop_bthist() {
 	kill -INT $TPID
 	wait_gone $TPID 600
-	# @h[kretprobe:FUNC]: then the bucket rows "[lo, hi) N |@@@|"
-	awk '/^@h\[/ { f = $0 } /^\[/ && f ~ /kfd_ioctl_create_queue/ { c += $(NF - 1) }
-		/^\[/ && f ~ /kfd_ioctl_set_debug_trap/ { d += $(NF - 1) }
+	# @h[IDX]: then bucket rows "[lo, hi)   N |@@@   |" (the bar has
+	# blanks: take the number after the bracket)
+	awk '/^@h\[/ { f = $0 }
+		/^\[/ && match($0, /[])] +[0-9]+/) {
+			n = substr($0, RSTART + 1, RLENGTH - 1) + 0
+			if (f ~ /^@h\[0\]/) c += n
+			if (f ~ /^@h\[7\]/) d += n
+		}
 		END { printf "BENCH hits bt-hist create %d\nBENCH hits bt-hist dbg %d\n", c, d }' $W/bt-hist.out
 }
 stop_bpftrace() {
@@ -315,12 +322,14 @@ stop_gp() { # tracer
 start() {
 	case $1 in
 	gp-*) start_gp $1 ;;
+	bt-hist) start_bpftrace bt-hist bt_hist_script ;;
 	*) start_$1 ;;
 	esac
 }
 stop() {
 	case $1 in
 	gp-*) stop_gp $1 ;;
+	bt-hist) stop_bthist ;;
 	*) stop_$1 ;;
 	esac
 }
