@@ -74,6 +74,9 @@ static int open_and_load(struct gp_probe *p, const struct gp_probe_opts *o,
 		p->skel->rodata->gp_hist_unit_ns = o->hist_unit_ns ?
 						   o->hist_unit_ns : 1;
 		p->skel->rodata->gp_emit_ops = emit_mask(o->emit);
+		p->skel->rodata->gp_wake_ops =
+			o->immediate || o->emit == GP_EMIT_IMMEDIATE ?
+			GP_IMMEDIATE_OPS : 0;
 		gp_attach_prepare(a, p->skel->obj);
 		for (int i = 0; i < gp_nhooks; i++)
 			fentry |= a->plan[i].how == GP_HOW_FENTRY;

@@ -20,8 +20,9 @@
  *	gp_probe_close(p);
  *
  * Immediate events (GP_IMMEDIATE_OPS: create, destroy, q_add, q_del,
- * suspend, resume, exit) wake the fd as they are submitted; the rest is
- * batched and only read by gp_probe_poll/consume (call it on a timer).
+ * suspend, resume, exit; not failed ones) wake the fd as they are
+ * submitted with GP_EMIT_IMMEDIATE (or .immediate); the rest is batched
+ * and only read by gp_probe_poll (call it on a timer too).
  * Nothing here prints; libbpf's own messages go where libbpf_set_print()
  * says (process-wide, the caller's choice).
  */
@@ -54,6 +55,13 @@ struct gp_probe_opts {
 	int npids;		/* 0: all; at most 64 */
 	__u64 hist_unit_ns;	/* histogram unit: 0 or 1 ns, 1000, 1000000 */
 	enum gp_probe_emit emit;
+	/*
+	 * Wake the fd at once for GP_IMMEDIATE_OPS (always so with
+	 * GP_EMIT_IMMEDIATE). Off, everything is batched: what a printing
+	 * tracer wants, since a wakeup per event cost a sparse traced call
+	 * ~110 us of TCG time in the paced VM loop (docs/benchmarks.md §6).
+	 */
+	bool immediate;
 	bool no_seed;		/* skip seeding the map from sysfs */
 	bool no_links;		/* load only (--check attaches itself) */
 	const char *pin_path;	/* pin the queue map here; NULL: do not */
