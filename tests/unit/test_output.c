@@ -26,11 +26,11 @@ TEST(op_names_cover_every_op_and_fit_the_column)
 TEST(uapi_and_kernel_names)
 {
 	/* KFD_IOC_QUEUE_TYPE_* and enum kfd_queue_type differ from 2 on. */
-	CHECK_STR(gp_ioc_queue_type_name(0), "compute");
-	CHECK_STR(gp_ioc_queue_type_name(2), "compute_aql");
-	CHECK_STR(gp_ioc_queue_type_name(3), "sdma_xgmi");
-	CHECK_STR(gp_ioc_queue_type_name(4), "sdma_by_eng_id");
-	CHECK(gp_ioc_queue_type_name(5) == NULL);
+	CHECK_STR(names_ioc_queue_type(0), "compute");
+	CHECK_STR(names_ioc_queue_type(2), "compute_aql");
+	CHECK_STR(names_ioc_queue_type(3), "sdma_xgmi");
+	CHECK_STR(names_ioc_queue_type(4), "sdma_by_eng_id");
+	CHECK(names_ioc_queue_type(5) == NULL);
 	CHECK_STR(gp_kq_type_name(2), "hiq");
 	CHECK_STR(gp_kq_type_name(3), "diq");
 	CHECK_STR(gp_kq_type_name(4), "sdma_xgmi");

@@ -60,7 +60,7 @@ void gp_print_log2_hist(FILE *f, const __u64 *vals, int n,
 
 static const char *op_str(__u32 op, char *buf, size_t len)
 {
-	return gp_name_or_num(gp_op_name(op), op, buf, len);
+	return names_or_num(gp_op_name(op), op, buf, len);
 }
 
 /* Keys with a sub-key: per debug-trap op, per phase of a suspend. */
@@ -79,7 +79,7 @@ char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
 	int i;
 
 	if (has_sub(k))
-		sub = gp_name_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
+		sub = names_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
 				     subb, sizeof(subb));
 	/* "dbg_trap suspend_queues latency", "suspend phase hw_fence ..." */
 	off = snprintf(buf, len, "%s%s%s latency", op_str(k->op, opb,
@@ -125,7 +125,7 @@ static void hist_json(FILE *f, const struct gp_hist_key *k,
 	json_str(&j, "op", op_str(k->op, opb, sizeof(opb)));
 	json_u64(&j, "sub", k->sub);
 	if (has_sub(k)) {
-		sub = gp_name_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
+		sub = names_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
 				     subb, sizeof(subb));
 		json_str(&j, k->op == GP_OP_DBG_TRAP ? "dbg_op" : "phase",
 			 sub);

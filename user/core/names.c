@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/kfd_ioctl.h>
 #include <linux/types.h>
 
 #include "gpreempt.h"
@@ -29,11 +30,6 @@ static const char *const op_names[] = {
 	[GP_OP_MES_REMOVE] = "mes_rm",
 	[GP_OP_MES_ADD] = "mes_add",
 	[GP_OP_EXIT] = "exit",
-};
-
-/* KFD_IOC_QUEUE_TYPE_* (the CREATE_QUEUE argument). */
-static const char *const ioc_qtypes[] = {
-	"compute", "sdma", "compute_aql", "sdma_xgmi", "sdma_by_eng_id",
 };
 
 /* enum kfd_queue_type (struct queue, sysfs "type"). */
@@ -72,11 +68,6 @@ static const char *const qstates[] = {
 const char *gp_op_name(__u32 op)
 {
 	return NAME(op_names, op);
-}
-
-const char *gp_ioc_queue_type_name(__u32 t)
-{
-	return NAME(ioc_qtypes, t);
 }
 
 const char *gp_kq_type_name(__u32 t)
@@ -140,12 +131,25 @@ const char *gp_errno_name(int err)
 	return err ? strerrorname_np(err) : NULL;
 }
 
-const char *gp_name_or_num(const char *name, __u32 n, char *buf, size_t len)
+const char *names_or_num(const char *name, uint32_t n, char *buf,
+			 size_t len)
 {
 	if (name)
 		return name;
 	snprintf(buf, len, "?%u", n);
 	return buf;
+}
+
+const char *names_ioc_queue_type(uint32_t type)
+{
+	switch (type) {
+	case KFD_IOC_QUEUE_TYPE_COMPUTE: return "compute";
+	case KFD_IOC_QUEUE_TYPE_SDMA: return "sdma";
+	case KFD_IOC_QUEUE_TYPE_COMPUTE_AQL: return "compute_aql";
+	case KFD_IOC_QUEUE_TYPE_SDMA_XGMI: return "sdma_xgmi";
+	case KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID: return "sdma_by_eng_id";
+	}
+	return NULL;
 }
 
 char *gp_fmt_size(char *buf, size_t len, uint64_t v)

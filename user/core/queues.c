@@ -352,7 +352,7 @@ static const char *state_text(__u32 s, char *buf, size_t len)
 {
 	if (s == GP_QS_EVICTED_SUSPENDED)
 		return "evict+susp";
-	return gp_name_or_num(gp_qstate_name(s), s, buf, len);
+	return names_or_num(gp_qstate_name(s), s, buf, len);
 }
 
 static const char *origin_name(__u32 o)
@@ -362,7 +362,7 @@ static const char *origin_name(__u32 o)
 
 static const char *ktype(__u32 t, char *buf, size_t len)
 {
-	return gp_name_or_num(gp_kq_type_name(t), t, buf, len);
+	return names_or_num(gp_kq_type_name(t), t, buf, len);
 }
 
 void gp_queue_row_header(FILE *f)
@@ -399,7 +399,7 @@ void gp_queue_row_json(FILE *f, const struct gp_queue_row *r)
 	json_u64(&j, "queue_type_raw", r->v.type);
 	json_u64(&j, "priority", r->v.priority);
 	json_u64(&j, "ring_size_bytes", r->v.ring_size);
-	json_str(&j, "state", gp_name_or_num(gp_qstate_name(r->v.state),
+	json_str(&j, "state", names_or_num(gp_qstate_name(r->v.state),
 					     r->v.state, sb, sizeof(sb)));
 	json_str(&j, "origin", origin_name(r->v.origin));
 	json_u64(&j, "created_boot_ns", r->v.created_ns);

@@ -88,16 +88,16 @@ static void fmt_detail(char *buf, size_t len, const struct gp_event *e,
 	switch (e->op) {
 	case GP_OP_CREATE:
 		gp_fmt_size(sz, sizeof(sz), e->queue.ring_size);
-		t = qtype_short(gp_ioc_queue_type_name(e->queue.type));
+		t = qtype_short(names_ioc_queue_type(e->queue.type));
 		snprintf(buf, len, "%s p%u %s",
-			 gp_name_or_num(t, e->queue.type, n, sizeof(n)),
+			 names_or_num(t, e->queue.type, n, sizeof(n)),
 			 e->queue.priority, sz);
 		break;
 	case GP_OP_QUEUE_ADD:
 	case GP_OP_QUEUE_DEL:
 		t = qtype_short(gp_kq_type_name(e->queue.type));
 		snprintf(buf, len, "%s p%u",
-			 gp_name_or_num(t, e->queue.type, n, sizeof(n)),
+			 names_or_num(t, e->queue.type, n, sizeof(n)),
 			 e->queue.priority);
 		break;
 	case GP_OP_EVICT:
@@ -110,11 +110,11 @@ static void fmt_detail(char *buf, size_t len, const struct gp_event *e,
 		if (t && !strncmp(t, "criu_", 5))	/* fit the column */
 			t = e->evict.trigger == 4 ? "criu_ckpt" : "criu_rstr";
 		snprintf(buf, len, "%s",
-			 gp_name_or_num(t, e->evict.trigger, n, sizeof(n)));
+			 names_or_num(t, e->evict.trigger, n, sizeof(n)));
 		break;
 	case GP_OP_DBG_TRAP:
 		snprintf(buf, len, "%s >%u",
-			 gp_name_or_num(gp_dbg_op_short(e->dbg.dbg_op),
+			 names_or_num(gp_dbg_op_short(e->dbg.dbg_op),
 				e->dbg.dbg_op, n, sizeof(n)), e->target_pid);
 		break;
 	case GP_OP_SUSPEND:
@@ -189,7 +189,7 @@ void gp_out_event_text(FILE *f, const struct gp_event *e,
 	fmt_lat(lat, sizeof(lat), e, o->unit);
 	fmt_detail(detail, sizeof(detail), e, o->unit);
 	fprintf(f, "%-8s %-7u %-7u %-7llu %-15.15s %10u %4u %-6s %8s%s%s\n",
-		gp_name_or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
+		names_or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
 		e->ns_pid, (unsigned long long)e->cgroup_id, comm, e->gpu_id,
 		e->queue_id, ret, lat, detail[0] ? " " : "", detail);
 }
@@ -199,7 +199,7 @@ static void json_name(struct json *j, const char *key, const char *raw_key,
 {
 	char n[16];
 
-	json_str(j, key, gp_name_or_num(name, raw, n, sizeof(n)));
+	json_str(j, key, names_or_num(name, raw, n, sizeof(n)));
 	json_u64(j, raw_key, raw);
 }
 
@@ -212,7 +212,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	comm[GP_COMM_LEN] = '\0';
 	json_begin(&j, f);
 	json_str(&j, "type", "event");
-	json_str(&j, "op", gp_name_or_num(gp_op_name(e->op), e->op, n, sizeof(n)));
+	json_str(&j, "op", names_or_num(gp_op_name(e->op), e->op, n, sizeof(n)));
 	json_u64(&j, "ts_boot_ns", e->ts_ns);
 	json_u64(&j, "duration_ns", e->duration_ns);
 	json_u64(&j, "pid", e->pid);
@@ -224,7 +224,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	json_u64(&j, "queue_id", e->queue_id);
 	json_s64(&j, "ret", e->ret);
 	if (e->ret < 0)
-		json_str(&j, "errno_name", gp_name_or_num(gp_errno_name(e->ret),
+		json_str(&j, "errno_name", names_or_num(gp_errno_name(e->ret),
 						  -e->ret, n, sizeof(n)));
 	json_u64(&j, "pasid", e->pasid);
 	json_bool(&j, "reduced", e->flags & GP_EVF_REDUCED);
@@ -236,7 +236,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	case GP_OP_QUEUE_DEL:
 		json_name(&j, "queue_type", "queue_type_raw",
 			  e->op == GP_OP_CREATE ?
-			  gp_ioc_queue_type_name(e->queue.type) :
+			  names_ioc_queue_type(e->queue.type) :
 			  gp_kq_type_name(e->queue.type), e->queue.type);
 		json_u64(&j, "priority", e->queue.priority);
 		json_u64(&j, "percentage", e->queue.percentage);
@@ -315,7 +315,7 @@ bool gp_out_wanted(const struct gp_event *e, const struct gp_out_opts *o)
 void gp_out_counts(FILE *f, const struct gp_count *c,
 		   const struct gp_out_opts *o)
 {
-	char n[GP_NAME_BUF];
+	char n[NAMES_NUM_LEN];
 	bool any = false;
 	struct json j;
 
@@ -324,7 +324,7 @@ void gp_out_counts(FILE *f, const struct gp_count *c,
 
 		if (!c[op].count)
 			continue;
-		name = gp_name_or_num(gp_op_name(op), op, n, sizeof(n));
+		name = names_or_num(gp_op_name(op), op, n, sizeof(n));
 		if (o->json) {
 			json_begin(&j, f);
 			json_str(&j, "type", "count");
