@@ -29,7 +29,7 @@ static bool instant(__u32 op)
 }
 
 /* A duration in the LAT column's unit, without the unit. */
-static int fmt_ns(char *buf, size_t len, __u64 ns, enum gp_unit u)
+static int fmt_in_unit(char *buf, size_t len, __u64 ns, enum gp_unit u)
 {
 	switch (u) {
 	case GP_UNIT_MSEC:
@@ -47,7 +47,7 @@ static void fmt_lat(char *buf, size_t len, const struct gp_event *e,
 	if (instant(e->op))
 		snprintf(buf, len, "-");
 	else
-		fmt_ns(buf, len, e->duration_ns, u);
+		fmt_in_unit(buf, len, e->duration_ns, u);
 }
 
 /* " hw_unmap 12.3 hw_fence 40.1": the phases seen, in the LAT unit. */
@@ -62,7 +62,7 @@ static void fmt_phases(char *buf, size_t len, const struct gp_event *e,
 		off += snprintf(buf + off, len - off, " %s ",
 				gp_phase_name(ph));
 		if (off < len)
-			off += fmt_ns(buf + off, len - off,
+			off += fmt_in_unit(buf + off, len - off,
 				      e->susp.phase_ns[ph], u);
 	}
 }
