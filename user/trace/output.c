@@ -63,7 +63,7 @@ static void fmt_phases(char *buf, size_t len, const struct gp_event *e,
 				gp_phase_name(ph));
 		if (off < len)
 			off += fmt_in_unit(buf + off, len - off,
-				      e->susp.phase_ns[ph], u);
+					   e->susp.phase_ns[ph], u);
 	}
 }
 
