@@ -10,7 +10,7 @@
 include Makefile
 
 BENCH_TOOLS := $(OUTPUT)/bpf-cost $(OUTPUT)/kfd-loop $(OUTPUT)/startwait \
-	       $(OUTPUT)/ctl-lat
+	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat
 .DEFAULT_GOAL := bench-tools
 
 .PHONY: bench-tools
@@ -26,12 +26,18 @@ $(OUTPUT)/%.bpf.o: bench/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h | 
 # its objects, not all of libgp: the rest is not needed here.
 ifneq ($(wildcard user/trace/output.c),)
 BENCH_FMT := -DBENCH_FORMAT
-BENCH_FMT_LIB := $(OUTPUT)/output.o $(OUTPUT)/json.o $(OUTPUT)/util.o
+BENCH_FMT_LIB := $(OUTPUT)/output.o $(OUTPUT)/json.o $(OUTPUT)/util.o \
+		 $(OUTPUT)/names.o $(OUTPUT)/outopts.o
 endif
 
 $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(BENCH_FMT) $(LDFLAGS) $< $(BENCH_FMT_LIB) $(LDLIBS) -lpthread -o $@
+
+# Immediate-path latency: the embeddable probe (libgp), host only.
+$(OUTPUT)/imm-lat: bench/imm-lat.c $(LIBGP) | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 
 $(OUTPUT)/kfd-loop $(OUTPUT)/startwait $(OUTPUT)/ctl-lat: $(OUTPUT)/%: bench/%.c | $(OUTPUT)
 	$(call msg,BINARY,$@)

@@ -53,6 +53,7 @@
 #endif
 
 static struct bpf_cost_bpf *skel;
+static __u32 bench_qids[1] = { 1 };	/* the suspend names queue 1 */
 static struct ring_buffer *rb;
 static volatile uint64_t consumed;
 static volatile int stop;
@@ -325,7 +326,7 @@ static int fmt_cost(int chunks)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bpf-cost cost [-c CHUNKS] [-r REPEAT] [-q ENTRIES]\n"
+		"usage: bpf-cost cost [-c CHUNKS] [-r REPEAT] [-q ENTRIES] [-W]\n"
 		"       bpf-cost rb [-d SECS] [-n TRIALS] [-R RATE,...] "
 		"[-s RING_KB] [-f]\n"
 		"       bpf-cost fmt [-c CHUNKS]\n");
@@ -339,12 +340,12 @@ int main(int argc, char **argv)
 	int chunks = 200, repeat = 1000, trials = 3, qmap = 0, ring_kb = 0;
 	int o, err = 1;
 	double secs = 1;
-	bool fmt = false;
+	bool fmt = false, nowake = false;
 
 	if (argc < 2)
 		usage();
 	optind = 2;
-	while ((o = getopt(argc, argv, "c:r:q:d:n:R:s:f")) != -1) {
+	while ((o = getopt(argc, argv, "c:r:q:d:n:R:s:fW")) != -1) {
 		switch (o) {
 		case 'c':
 			chunks = atoi(optarg);
@@ -369,6 +370,9 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			fmt = true;
+			break;
+		case 'W':	/* no forced wakeups: the immediate path's cost */
+			nowake = true;
 			break;
 		default:
 			usage();
@@ -396,6 +400,8 @@ int main(int argc, char **argv)
 	skel = bpf_cost_bpf__open();
 	if (skel && qmap)
 		bpf_map__set_max_entries(skel->maps.gp_queues, qmap);
+	if (skel && nowake)
+		skel->rodata->gp_wake_ops = 0;
 	if (skel && ring_kb)
 		bpf_map__set_max_entries(skel->maps.gp_events, ring_kb * 1024);
 	if (skel && bpf_cost_bpf__load(skel)) {
@@ -414,7 +420,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto cleanup;
 	}
-	/* The dbg case walks the target's rows: give it one. */
+	/* The dbg case suspends queue 1 of the target: give it one. */
+	skel->bss->bench_qids_ptr = (uintptr_t)bench_qids;
 	if (test_run(skel->progs.bench_create_ok, 1) < 0)
 		goto cleanup;
 	ring_buffer__consume(rb);

@@ -17,6 +17,9 @@ char LICENSE[] SEC("license") = "GPL";
 #define BENCH_TID 4242
 #define BENCH_GPU 0x1002
 
+/* User address of the suspend's queue-id array (bpf-cost.c sets it). */
+__u64 bench_qids_ptr;
+
 /* The probe's entry half: what gp_ev_current() and the reads would fill. */
 static __always_inline void bench_event(struct gp_event *e, __u32 op)
 {
@@ -40,10 +43,8 @@ static __always_inline int bench_op(struct gp_event *e, long ret, __u32 qid)
 		return 1;
 	if (e->op == GP_OP_CREATE && ret == 0)
 		p->ev.queue_id = qid;
-	if (e->op == GP_OP_SUSPEND || e->op == GP_OP_RESUME) {
-		p->nqids = 1;
-		p->qids[0] = qid;
-	}
+	if (e->op == GP_OP_SUSPEND || e->op == GP_OP_RESUME)
+		p->ptr = bench_qids_ptr;	/* holds qid */
 	gp_finish(p, e->tid, e->op, ret, bpf_ktime_get_boot_ns());
 	return 0;
 }

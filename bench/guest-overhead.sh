@@ -12,8 +12,9 @@
 #   gpb.calls=N     ioctls per batch            (default 4000)
 #   gpb.batches=N   batches per run; the first is a warm-up (default 6)
 #   gpb.rounds=N    passes over all tracers     (default 2)
-#   gpb.tracers=a,b subset of: bpftrace fgraph kphist gp-fentry gp-kprobes
-#                   gp-reduced gp-cpu1           (default: all)
+#   gpb.tracers=a,b subset of: bpftrace bt-hist fgraph kphist gp-fentry
+#                   gp-kprobes gp-reduced gp-cpu1 gp-summary gp-summary-k
+#                   (default: all)
 # The loops run on CPU 0 (taskset), every tracer where the scheduler puts
 # it, except gp-cpu1 (fentry, pinned to CPU 1).
 #   gpb.startup=N   extra exec-to-attached samples per tracer (default 0)
@@ -43,7 +44,8 @@ ROUNDS=2
 STARTUP=0
 PACE=50
 PCALLS=300
-TRACERS="bpftrace fgraph kphist gp-fentry gp-kprobes gp-reduced gp-cpu1"
+TRACERS="bpftrace bt-hist fgraph kphist gp-fentry gp-kprobes gp-reduced gp-cpu1
+gp-summary gp-summary-k"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	gpb.calls=*) CALLS=${arg#*=} ;;
@@ -132,15 +134,42 @@ bt_script() {
 	done
 }
 
-start_bpftrace() {
-	local out
-	command -v bpftrace > /dev/null || { skip bpftrace "not in the guest (VM_EXTRA_BINS)"; return 1; }
-	bt_script > $W/gpb.bt
-	out=$(startwait -o $W/bpftrace.out -l gpb-ready -t 300 -- \
-		bpftrace $W/gpb.bt) || { skip bpftrace "did not attach: $(tail -3 $W/bpftrace.out)"; return 1; }
+# bt-hist: the @hist one-liner a user would type for latency histograms
+# only (what summary mode replaces): one histogram per hook, no map. The
+# start time is keyed by hook too: suspend_queues runs inside the
+# debug-trap ioctl, in the same thread.
+bt_hist_script() {
+	local h i
+	echo 'BEGIN { printf("gpb-ready\n"); }'
+	for h in $HOOKS; do
+		i=${h%%:*}
+		echo "kprobe:${h#*:} { @s[tid, $i] = nsecs; }"
+		echo "kretprobe:${h#*:} /@s[tid, $i]/ { @h[$i] = hist(nsecs - @s[tid, $i]); delete(@s[tid, $i]); }"
+	done
+}
+
+start_bpftrace() { # [name script-function]
+	local out name=${1:-bpftrace} script=${2:-bt_script}
+	command -v bpftrace > /dev/null || { skip $name "not in the guest (VM_EXTRA_BINS)"; return 1; }
+	$script > $W/$name.bt
+	out=$(startwait -o $W/$name.out -l gpb-ready -t 300 -- \
+		bpftrace $W/$name.bt) || { skip $name "did not attach: $(tail -3 $W/$name.out)"; return 1; }
 	set -- $out
 	TPID=$1
-	echo "BENCH attach bpftrace $2 $3 $4"
+	echo "BENCH attach $name $2 $3 $4"
+}
+stop_bthist() {
+	kill -INT $TPID
+	wait_gone $TPID 600
+	# @h[IDX]: then bucket rows "[lo, hi)   N |@@@   |" (the bar has
+	# blanks: take the number after the bracket)
+	awk '/^@h\[/ { f = $0 }
+		/^\[/ && match($0, /[])] +[0-9]+/) {
+			n = substr($0, RSTART + 1, RLENGTH - 1) + 0
+			if (f ~ /^@h\[0\]/) c += n
+			if (f ~ /^@h\[7\]/) d += n
+		}
+		END { printf "BENCH hits bt-hist create %d\nBENCH hits bt-hist dbg %d\n", c, d }' $W/bt-hist.out
 }
 stop_bpftrace() {
 	local c d
@@ -256,6 +285,8 @@ gp_args() {
 	gp-fentry|gp-cpu1) echo "" ;;
 	gp-kprobes) echo "--kprobes" ;;
 	gp-reduced) echo "--reduced" ;;
+	gp-summary) echo "-s" ;;
+	gp-summary-k) echo "-s --kprobes" ;;
 	esac
 }
 # gp-cpu1: fentry, with the tracer kept off the loop's CPU. It shows how
@@ -278,8 +309,15 @@ stop_gp() { # tracer
 	local c d l
 	kill -INT $TPID
 	wait_gone $TPID 300
-	c=$(grep -c '"op": *"create"' $W/$1.out)
-	d=$(grep -c '"op": *"dbg_trap"' $W/$1.out)
+	case $1 in
+	gp-summary*)	# no events: the per-op counts kept in BPF
+		c=$(grep '"type":"count","op":"create"' $W/$1.out | sed 's/.*"count":\([0-9]*\).*/\1/')
+		d=$(grep '"type":"count","op":"dbg_trap"' $W/$1.out | sed 's/.*"count":\([0-9]*\).*/\1/')
+		c=${c:-0} d=${d:-0} ;;
+	*)
+		c=$(grep -c '"op": *"create"' $W/$1.out)
+		d=$(grep -c '"op": *"dbg_trap"' $W/$1.out) ;;
+	esac
 	echo "BENCH hits $1 create $c"
 	echo "BENCH hits $1 dbg $d"
 	l=$(grep '"type": *"lost"' $W/$1.out | tail -1 | sed 's/.*"events": *\([0-9]*\).*/\1/')
@@ -289,12 +327,14 @@ stop_gp() { # tracer
 start() {
 	case $1 in
 	gp-*) start_gp $1 ;;
+	bt-hist) start_bpftrace bt-hist bt_hist_script ;;
 	*) start_$1 ;;
 	esac
 }
 stop() {
 	case $1 in
 	gp-*) stop_gp $1 ;;
+	bt-hist) stop_bthist ;;
 	*) stop_$1 ;;
 	esac
 }

@@ -76,12 +76,12 @@ log() { [ $quick = 1 ] && echo "# $*" || echo "$*"; }
 build_tools() {
 	local t ok=0
 	mkdir -p "$OUT/build"
-	for t in kfd-loop startwait ctl-lat bpf-cost; do
+	for t in kfd-loop startwait ctl-lat bpf-cost imm-lat; do
 		if ! make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/$t" \
 			> "$OUT/build.log" 2>&1; then
 			cat "$OUT/build.log" >&2
 			echo "bench/run.sh: building $t failed (above)" >&2
-			[ $t = bpf-cost ] || exit 1
+			case $t in bpf-cost|imm-lat) ;; *) exit 1 ;; esac
 			ok=1
 		fi
 	done
@@ -117,6 +117,9 @@ stats() {
 		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		print NR, m, q1, q3, v[1], v[NR] }'
 }
+
+# The summary tables (--report and the end of a run).
+. "$top/bench/report.sh"
 
 # --- the VM parts: one boot runs each selected guest script ---------------
 # Each guest script runs in its own subshell of one concatenated script,
@@ -238,7 +241,7 @@ overhead_check() { # raw sum
 		why=$(awk -v t="$t" '$2 == "skip" && $3 == t { $1 = $2 = $3 = ""; print; exit }' "$raw" | sed 's/^ *//')
 		if [ -n "$why" ]; then
 			case $t in
-			bpftrace) command -v bpftrace > /dev/null &&
+			bpftrace|bt-hist) command -v bpftrace > /dev/null &&
 				tap fail "overhead quick: $t attached" "$why" ||
 				tap skip "overhead quick: $t attached" "$why" ;;
 			*) tap fail "overhead quick: $t attached" "$why" ;;
@@ -298,8 +301,29 @@ bpf_part() {
 			{ tap fail "bpf: ring buffer ran" "see stderr above"; return; }
 	done
 	"$OUT/build/bpf-cost" fmt -c "$([ $quick = 1 ] && echo 5 || echo 50)" >> "$raw" 2>/dev/null || true
+	imm_part "$raw"
 	[ $quick = 1 ] && bpf_check "$raw"
 	return 0
+}
+
+# Immediate path: BPF timestamp of a real exit event to the embedding
+# consumer's callback, at 100 events/s and back to back; under the
+# default scheduler and, where chrt works, SCHED_FIFO (what a daemon that
+# must act within 1 ms on a loaded machine would use).
+imm_part() { # raw
+	local raw=$1 n100 nmax sched
+	[ -x "$OUT/build/imm-lat" ] || { log "bpf: imm-lat not built"; return; }
+	if [ $quick = 1 ]; then n100=20 nmax=50; else n100=${BENCH_IMM:-1000} nmax=2000; fi
+	for sched in other fifo; do
+		if [ $sched = fifo ]; then
+			chrt -f 10 true 2>/dev/null || continue
+			set -- chrt -f 10
+		else
+			set --
+		fi
+		"$@" "$OUT/build/imm-lat" -n $n100 -r 100 | sed "s/^imm /imm $sched /" >> "$raw"
+		"$@" "$OUT/build/imm-lat" -n $nmax -r 0 | sed "s/^imm /imm $sched /" >> "$raw"
+	done
 }
 
 bpf_check() { # raw
@@ -318,30 +342,12 @@ bpf_check() { # raw
 	else
 		tap fail "bpf quick: ring buffer consumer ran" "${bad:-no rb lines}"
 	fi
-}
-
-bpf_table() {
-	local raw=$OUT/bpf.raw
-	[ -s "$raw" ] || return 0
-	echo
-	echo "Per-event cost of the shared BPF logic (host $(uname -r), BPF_PROG_TEST_RUN"
-	echo "repeat 1000; ns per run: median [p25-p75]; net = minus the empty program)"
-	printf '%-18s %6s %8s %15s %8s %7s\n' program chunks median "[p25-p75]" net events
-	awk '$1 == "cost" { printf "%-18s %6d %8d %7d-%-7d %8d %7d\n", $2, $3, $4, $5, $6, $7, $8 }' "$raw"
-	echo
-	echo "Ring buffer, producer CPU 0 -> consumer CPU 1, events/s; the rate rises"
-	echo "until every trial at a rate lost events. count: the consumer only counts;"
-	echo "json: it formats each event as gpreempt-trace -j does, into /dev/null"
-	printf '%-5s %-6s %9s %9s %9s %9s\n' KiB mode target offered consumed lost
-	awk '$1 == "rb" { printf "%-5s %-6s %9d %9d %9d %9d\n", $2, $3, $4, $5, $6, $7 }' "$raw"
-	awk '$1 == "rb" { k = $2 " KiB ring, " $3 " consumer"; all[k, $4]++; keys[k] = 1; rates[$4] = 1
-			if ($7 == 0) ok[k, $4]++
-			if (!((k, $4) in lo) || $5 < lo[k, $4]) lo[k, $4] = $5 }
-	     END { for (k in keys) { best = 0
-			for (r in rates) if (all[k, r] && ok[k, r] == all[k, r] && r + 0 > best) best = r + 0
-			if (best) printf "%s: zero loss in every trial up to a target of %d events/s (%d offered at least)\n", k, best, lo[k, best]
-			else printf "%s: events lost at every rate\n", k } }' "$raw" | sort
-	awk '$1 == "fmt" { printf "formatter alone (gpreempt-trace -j, to /dev/null): %d ns per event (median of %d x 10,000) [%d-%d]\n", $3, $2, $4, $5 }' "$raw"
+	# imm SCHED RATE N P50 P99 MAX MISSED
+	if awk '$1 == "imm" && $4 > 0 && $5 > 0 { ok = 1 } END { exit !ok }' "$raw"; then
+		tap ok "bpf quick: immediate path delivered $(awk '$1 == "imm" { c += $4 } END { print c }' "$raw") exit events"
+	else
+		tap fail "bpf quick: immediate path delivered events" "$(grep '^imm' "$raw" | tr '\n' ';')"
+	fi
 }
 
 # --- controller latency, in the VM (and the daemon's path on the host) ---
@@ -386,95 +392,6 @@ ctl_host() {
 		fi
 	fi
 	return 0
-}
-
-ctl_table() {
-	local raw=$OUT/ctl.raw mode n p50 p99 io back
-	grep -q '^BENCH lat' "$raw" 2>/dev/null || return 0
-	echo
-	echo "Suspend request -> SUSPEND_QUEUES ioctl entry (VM $slot, TCG), us: bench/ctl-lat's"
-	echo "CLOCK_BOOTTIME stamp vs gpreempt-trace's kfd_ioctl_set_debug_trap entry;"
-	echo "ioctl = its duration; ioctl->done = ioctl return to the reply (or exit)"
-	printf '%-8s %6s %9s %9s %10s %10s %15s\n' mode n p50 p99 "ioctl p50" "ioctl p99" "ioctl->done p50"
-	for mode in oneshot daemon; do
-		read -r n p50 p99 < <(awk -v m=$mode '$2 == "lat" && $3 == m && $5 >= 0 { print $5 }' "$raw" | pct)
-		[ "$n" -gt 0 ] || continue
-		read -r _ io io99 < <(awk -v m=$mode '$2 == "lat" && $3 == m && $6 >= 0 { print $6 }' "$raw" | pct)
-		back=$(awk -v m=$mode '$2 == "lat" && $3 == m && $7 >= 0 { print $7 }' "$raw" | pct | cut -d' ' -f2)
-		awk -v m=$mode -v n=$n -v a=$p50 -v b=$p99 -v c=$io -v c9=$io99 -v d=$back 'BEGIN {
-			printf "%-8s %6d %9.1f %9.1f %10.1f %10.1f %15.1f\n", m, n, a / 1000, b / 1000, c / 1000, c9 / 1000, d / 1000 }'
-	done
-	n=$(awk '$2 == "lat" && $5 < 0' "$raw" | wc -l)
-	[ "$n" = 0 ] || echo "$n requests had no traced SUSPEND ioctl (lost or failed before the ioctl)"
-	grep '^BENCH ctl-skip' "$raw" | sed 's/^BENCH ctl-skip /skipped: /' || true
-	if [ -s "$OUT/ctl-host.raw" ]; then
-		read -r n p50 p99 < <(awk '$1 == "rtt" { print $3 }' "$OUT/ctl-host.raw" | pct)
-		awk -v n=$n -v a=$p50 -v b=$p99 'BEGIN { printf "host: daemon \"status\" round trip (socket, parse, reply; no ioctl), n=%d: p50 %.1f us, p99 %.1f us\n", n, a / 1000, b / 1000 }'
-	fi
-}
-
-overhead_table() {
-	local sum=$OUT/overhead.tsv raw=$OUT/overhead.raw t n
-	[ -s "$sum" ] || return 0
-	echo
-	echo "Per-call cost of one traced KFD ioctl (VM $slot, TCG), ns per call over"
-	echo "batches: median [p25-p75]; base = untraced runs just before and after;"
-	echo "added = median - base median; x = median / base median; min-added ="
-	echo "fastest traced batch - fastest base batch (least disturbed by load)"
-	printf '%-10s %-8s %4s %8s %15s %8s %8s %5s %9s\n' \
-		tracer loop n median "[p25-p75]" base added x min-added
-	awk '{ printf "%-10s %-8s %4d %8.0f %7.0f-%-7.0f %8.0f %8.0f %5.2f %9.0f\n",
-		$1, $2, $3, $4, $5, $6, $9, $4 - $9, $4 / $9, $7 - $10 }' "$sum"
-	# The targets' ratios: added cost of gpreempt-trace over the added
-	# cost of each baseline, same loop, same boot.
-	echo
-	awk '{ add[$1 " " $2] = $4 - $9; madd[$1 " " $2] = $7 - $10 } END {
-		split("gp-fentry gp-kprobes gp-reduced gp-cpu1", g, " ")
-		split("bpftrace fgraph kphist", b, " ")
-		split("create dbg create-p dbg-p", o, " ")
-		for (i = 1; i <= 4; i++) for (l = 1; l <= 4; l++) {
-			k = g[i] " " o[l]
-			if (!(k in add)) continue
-			line = sprintf("%-10s %-8s added/added:", g[i], o[l])
-			for (j = 1; j <= 3; j++) {
-				kb = b[j] " " o[l]
-				if ((kb in add) && add[kb] > 0)
-					line = line sprintf(" %s %.2f", b[j], add[k] / add[kb])
-				if ((kb in madd) && madd[kb] > 0)
-					line = line sprintf(" (min %.2f)", madd[k] / madd[kb])
-			}
-			print line
-		}
-	}' "$sum"
-	if grep -q '^BENCH lost' "$raw"; then
-		echo
-		echo "Events gpreempt-trace reported lost (ring buffer full), summed over its runs:"
-		awk '$2 == "lost" { l[$3] += $4 } END { for (k in l) printf "  %-10s %d\n", k, l[k] }' "$raw" | sort
-	fi
-	if grep -q '^BENCH cpu' "$raw"; then
-		echo
-		echo "CPU time of the tracer process itself (its loader: ring buffer, decode,"
-		echo "output) during its loops, per traced ioctl (USER_HZ ticks of 10 ms)"
-		awk '$2 == "cpu" { t[$3] += $4; n[$3] += $5 } END {
-			for (k in t) printf "%-10s %6d ticks over %7d ioctls = %8.0f ns per ioctl\n",
-				k, t[k], n[k], t[k] * 1e7 / n[k] }' "$raw" | sort
-	fi
-	if grep -q '^BENCH attach' "$raw"; then
-		echo
-		echo "Exec to attached, and memory when attached (VM $slot, TCG)"
-		printf '%-11s %5s %12s %12s %12s\n' tracer n "median ms" "VmRSS kB" "VmHWM kB"
-		for t in $(awk '$2 == "attach" { print $3 }' "$raw" | sort -u); do
-			read -r n med q1 q3 lo hi < <(awk -v t="$t" '$2 == "attach" && $3 == t { print $4 }' "$raw" | stats)
-			rss=$(awk -v t="$t" '$2 == "attach" && $3 == t { print $5 }' "$raw" | stats | cut -d' ' -f2)
-			hwm=$(awk -v t="$t" '$2 == "attach" && $3 == t { print $6 }' "$raw" | stats | cut -d' ' -f2)
-			printf '%-11s %5d %12.0f %12.0f %12.0f\n' "$t" "$n" "$med" "$rss" "$hwm"
-		done
-		echo "(fgraph and kphist are tracefs writes from the shell: no process, no RSS)"
-	fi
-	if grep -q '^BENCH skip' "$raw"; then
-		echo
-		grep '^BENCH skip' "$raw" | sed 's/^BENCH skip /skipped: /'
-	fi
 }
 
 if [ $report = 1 ]; then

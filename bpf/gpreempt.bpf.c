@@ -4,9 +4,10 @@
  * flavours, fentry/fexit ("fe_"/"fx_") and kprobe/kretprobe ("kp_"/"kr_"),
  * as libbpf-tools' fsslower does. The loader keeps one flavour per hook
  * (bpf_program__set_autoload) and attaches by name, so nothing here names
- * its target. The reduced set ("rk_"/"rr_") reads only the UAPI ioctl
- * argument structs at fixed offsets, for kernels whose amdgpu module has
- * no BTF. Probes only read the kernel; logic.bpf.h does the rest.
+ * its target. The ioctl hooks read only the UAPI argument structs, at
+ * fixed offsets: their kprobe flavour is the reduced mode, for kernels
+ * whose amdgpu module has no BTF. Probes only read the kernel;
+ * logic.bpf.h does the rest.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -106,30 +107,52 @@ static __always_inline __u32 gp_enclosing_target(__u32 tid)
 	return p ? p->ev.pid : 0;
 }
 
+/*
+ * The ioctl argument structs are UAPI: fixed offsets (kfd_uapi.h, checked
+ * against <linux/kfd_ioctl.h> by tests/bpf), no CO-RE, so the ioctl hooks
+ * load without amdgpu's BTF and serve the reduced mode as they are.
+ */
+static __always_inline __u32 gp_u32_at(void *base, int off)
+{
+	__u32 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), base + off);
+	return v;
+}
+
+static __always_inline __u64 gp_u64_at(void *base, int off)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), base + off);
+	return v;
+}
+
 /* ---- entry handlers: build the event, stash it ---- */
 
 static __always_inline int on_create(void *data)
 {
-	struct kfd_ioctl_create_queue_args___gp *a = data;
 	struct gp_event e;
 
 	gp_ev_current(&e, GP_OP_CREATE);
-	e.gpu_id = BPF_CORE_READ(a, gpu_id);
-	e.queue.type = BPF_CORE_READ(a, queue_type);
-	e.queue.priority = BPF_CORE_READ(a, queue_priority);
-	e.queue.percentage = BPF_CORE_READ(a, queue_percentage);
-	e.queue.ring_size = BPF_CORE_READ(a, ring_size);
+	e.gpu_id = gp_u32_at(data, GP_UAPI_CQ_GPU_ID);
+	e.queue.type = gp_u32_at(data, GP_UAPI_CQ_QUEUE_TYPE);
+	e.queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
+	e.queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
+	e.queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
+	e.queue.ring_base = gp_u64_at(data, GP_UAPI_CQ_RING_BASE);
+	e.queue.wptr_addr = gp_u64_at(data, GP_UAPI_CQ_WPTR);
+	e.queue.rptr_addr = gp_u64_at(data, GP_UAPI_CQ_RPTR);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
 	return 0;
 }
 
 static __always_inline int on_destroy(void *data)
 {
-	struct kfd_ioctl_destroy_queue_args___gp *a = data;
 	struct gp_event e;
 
 	gp_ev_current(&e, GP_OP_DESTROY);
-	e.queue_id = BPF_CORE_READ(a, queue_id);
+	e.queue_id = gp_u32_at(data, GP_UAPI_DQ_QUEUE_ID);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
 	return 0;
 }
@@ -149,6 +172,9 @@ static __always_inline int on_queue(struct queue___gp *q, __u32 op)
 	e.queue.percentage = BPF_CORE_READ(q, properties.queue_percent);
 	e.queue.ring_size = BPF_CORE_READ(q, properties.queue_size);
 	e.queue.doorbell_offset = BPF_CORE_READ(q, properties.doorbell_off);
+	e.queue.ring_base = BPF_CORE_READ(q, properties.queue_address);
+	e.queue.wptr_addr = (__u64)BPF_CORE_READ(q, properties.write_ptr);
+	e.queue.rptr_addr = (__u64)BPF_CORE_READ(q, properties.read_ptr);
 	gp_instant(&e, bpf_ktime_get_boot_ns());
 	return 0;
 }
@@ -187,12 +213,11 @@ static __always_inline int on_proc_evict(struct kfd_process___gp *p,
 
 static __always_inline int on_dbg(void *data)
 {
-	struct kfd_ioctl_dbg_trap_args___gp *a = data;
 	struct gp_event e;
 
 	gp_ev_current(&e, GP_OP_DBG_TRAP);
-	e.target_pid = BPF_CORE_READ(a, pid);
-	e.dbg.dbg_op = BPF_CORE_READ(a, op);
+	e.target_pid = gp_u32_at(data, GP_UAPI_DBG_PID);
+	e.dbg.dbg_op = gp_u32_at(data, GP_UAPI_DBG_OP);
 	e.dbg.debugger_pid = e.pid;
 	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
 	return 0;
@@ -244,11 +269,9 @@ static __always_inline int on_return(__u32 op, long ret)
 	switch (op) {
 	case GP_OP_CREATE:
 		if (ret == 0) {
-			struct kfd_ioctl_create_queue_args___gp *a = ptr;
-
-			p->ev.queue_id = BPF_CORE_READ(a, queue_id);
+			p->ev.queue_id = gp_u32_at(ptr, GP_UAPI_CQ_QUEUE_ID);
 			p->ev.queue.doorbell_offset =
-				BPF_CORE_READ(a, doorbell_offset);
+				gp_u64_at(ptr, GP_UAPI_CQ_DOORBELL_OFFSET);
 		}
 		break;
 	case GP_OP_EVICT:
@@ -258,11 +281,8 @@ static __always_inline int on_return(__u32 op, long ret)
 		break;
 	case GP_OP_SUSPEND:
 	case GP_OP_RESUME:
+		/* p->ptr: the user id array, read by gp_apply */
 		p->ev.susp.done = ret > 0 ? ret : 0;
-		if (ptr && p->ev.susp.num_queues) {
-			p->nqids = p->ev.susp.num_queues;
-			bpf_probe_read_user(p->qids, sizeof(p->qids), ptr);
-		}
 		break;
 	}
 	gp_finish(p, tid, op, ret, bpf_ktime_get_boot_ns());
@@ -291,155 +311,50 @@ int fx_##name(__u64 *ctx)						\
 SEC("kretprobe")							\
 int BPF_KRETPROBE(kr_##name, long ret) { return on_return(op, (int)ret); }
 
+/* An entry hook and its return hook, both flavours of each. */
+#define GP_TIMED(name, call, op, ...)					\
+	GP_ENTRY(name, call, __VA_ARGS__)				\
+	GP_RETURN(name, op)
+
 /* kfd_ioctl_*(struct file *, struct kfd_process *, void *data) */
-GP_ENTRY(create, on_create(data), void *f, void *p, void *data)
-GP_RETURN(create, GP_OP_CREATE)
-GP_ENTRY(destroy, on_destroy(data), void *f, void *p, void *data)
-GP_RETURN(destroy, GP_OP_DESTROY)
-GP_ENTRY(dbg, on_dbg(data), void *f, void *p, void *data)
-GP_RETURN(dbg, GP_OP_DBG_TRAP)
+GP_TIMED(create, on_create(data), GP_OP_CREATE, void *f, void *p, void *data)
+GP_TIMED(destroy, on_destroy(data), GP_OP_DESTROY, void *f, void *p,
+	 void *data)
+GP_TIMED(dbg, on_dbg(data), GP_OP_DBG_TRAP, void *f, void *p, void *data)
 
 GP_ENTRY(qadd, on_queue(q, GP_OP_QUEUE_ADD), struct queue___gp *q)
 GP_ENTRY(qdel, on_queue(q, GP_OP_QUEUE_DEL), struct queue___gp *q)
 
 /* (struct device_queue_manager *, struct qcm_process_device *) */
-GP_ENTRY(evict_c, on_evict(qpd, GP_OP_EVICT), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(evict_c, GP_OP_EVICT)
-GP_ENTRY(evict_nc, on_evict(qpd, GP_OP_EVICT), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(evict_nc, GP_OP_EVICT)
-GP_ENTRY(restore_c, on_evict(qpd, GP_OP_RESTORE), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(restore_c, GP_OP_RESTORE)
-GP_ENTRY(restore_nc, on_evict(qpd, GP_OP_RESTORE), void *dqm,
-	 struct qcm_process_device___gp *qpd)
-GP_RETURN(restore_nc, GP_OP_RESTORE)
+#define GP_QPD void *dqm, struct qcm_process_device___gp *qpd
+GP_TIMED(evict_c, on_evict(qpd, GP_OP_EVICT), GP_OP_EVICT, GP_QPD)
+GP_TIMED(evict_nc, on_evict(qpd, GP_OP_EVICT), GP_OP_EVICT, GP_QPD)
+GP_TIMED(restore_c, on_evict(qpd, GP_OP_RESTORE), GP_OP_RESTORE, GP_QPD)
+GP_TIMED(restore_nc, on_evict(qpd, GP_OP_RESTORE), GP_OP_RESTORE, GP_QPD)
 
-GP_ENTRY(pevict, on_proc_evict(p, trigger), struct kfd_process___gp *p,
-	 __u32 trigger)
-GP_RETURN(pevict, GP_OP_PROC_EVICT)
+GP_TIMED(pevict, on_proc_evict(p, trigger), GP_OP_PROC_EVICT,
+	 struct kfd_process___gp *p, __u32 trigger)
 
 /* suspend_queues(p, num_queues, grace_period, exception_clear_mask, ids) */
-GP_ENTRY(suspend, on_susp(p, GP_OP_SUSPEND, num, grace, ids),
+GP_TIMED(suspend, on_susp(p, GP_OP_SUSPEND, num, grace, ids), GP_OP_SUSPEND,
 	 struct kfd_process___gp *p, __u32 num, __u32 grace, __u64 mask,
 	 void *ids)
-GP_RETURN(suspend, GP_OP_SUSPEND)
 /* resume_queues(p, num_queues, ids) */
-GP_ENTRY(resume, on_susp(p, GP_OP_RESUME, num, 0, ids),
+GP_TIMED(resume, on_susp(p, GP_OP_RESUME, num, 0, ids), GP_OP_RESUME,
 	 struct kfd_process___gp *p, __u32 num, void *ids)
-GP_RETURN(resume, GP_OP_RESUME)
 
 /* pm_send_unmap_queue(pm, filter, filter_param, reset) */
-GP_ENTRY(unmap, on_hw(GP_OP_HW_UNMAP, filter, param, reset, 0),
-	 void *pm, __u32 filter, __u32 param, bool reset)
-GP_RETURN(unmap, GP_OP_HW_UNMAP)
+GP_TIMED(unmap, on_hw(GP_OP_HW_UNMAP, filter, param, reset, 0),
+	 GP_OP_HW_UNMAP, void *pm, __u32 filter, __u32 param, bool reset)
 /* amdkfd_fence_wait_timeout(dqm or fence_addr, fence_value, timeout_ms) */
-GP_ENTRY(fence, on_hw(GP_OP_HW_FENCE, 0, 0, 0, timeout_ms),
+GP_TIMED(fence, on_hw(GP_OP_HW_FENCE, 0, 0, 0, timeout_ms), GP_OP_HW_FENCE,
 	 void *dqm, __u64 value, __u32 timeout_ms)
-GP_RETURN(fence, GP_OP_HW_FENCE)
 /* mes_v1{1,2}_0_{remove,add}_hw_queue(mes, input) */
-GP_ENTRY(mes11_rm, on_hw(GP_OP_MES_REMOVE, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes11_rm, GP_OP_MES_REMOVE)
-GP_ENTRY(mes11_add, on_hw(GP_OP_MES_ADD, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes11_add, GP_OP_MES_ADD)
-GP_ENTRY(mes12_rm, on_hw(GP_OP_MES_REMOVE, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes12_rm, GP_OP_MES_REMOVE)
-GP_ENTRY(mes12_add, on_hw(GP_OP_MES_ADD, 0, 0, 0, 0), void *mes)
-GP_RETURN(mes12_add, GP_OP_MES_ADD)
-
-/*
- * Reduced mode: no module BTF, so no CO-RE against amdgpu types; the UAPI
- * argument structs have a fixed layout, read at their offsets.
- */
-static __always_inline __u32 gp_u32_at(void *base, int off)
-{
-	__u32 v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), base + off);
-	return v;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(rk_create, void *f, void *p, void *data)
-{
-	struct gp_event e;
-
-	gp_ev_current(&e, GP_OP_CREATE);
-	e.gpu_id = gp_u32_at(data, GP_UAPI_CQ_GPU_ID);
-	e.queue.type = gp_u32_at(data, GP_UAPI_CQ_QUEUE_TYPE);
-	e.queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
-	e.queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
-	e.queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
-	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(rr_create, long ret)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct gp_pending *p = gp_pending_get(tid, GP_OP_CREATE);
-	void *data;
-
-	if (!p)
-		return 0;
-	data = (void *)p->ptr;
-	if ((int)ret == 0) {
-		p->ev.queue_id = gp_u32_at(data, GP_UAPI_CQ_QUEUE_ID);
-		bpf_probe_read_kernel(&p->ev.queue.doorbell_offset,
-				      sizeof(__u64),
-				      data + GP_UAPI_CQ_DOORBELL_OFFSET);
-	}
-	gp_finish(p, tid, GP_OP_CREATE, (int)ret, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(rk_destroy, void *f, void *p, void *data)
-{
-	struct gp_event e;
-
-	gp_ev_current(&e, GP_OP_DESTROY);
-	e.queue_id = gp_u32_at(data, GP_UAPI_DQ_QUEUE_ID);
-	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(rk_dbg, void *f, void *p, void *data)
-{
-	struct gp_event e;
-
-	gp_ev_current(&e, GP_OP_DBG_TRAP);
-	e.target_pid = gp_u32_at(data, GP_UAPI_DBG_PID);
-	e.dbg.dbg_op = gp_u32_at(data, GP_UAPI_DBG_OP);
-	e.dbg.debugger_pid = e.pid;
-	gp_begin(&e, 0, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-static __always_inline int gp_reduced_return(__u32 op, long ret)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct gp_pending *p = gp_pending_get(tid, op);
-
-	if (p)
-		gp_finish(p, tid, op, ret, bpf_ktime_get_boot_ns());
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(rr_destroy, long ret)
-{
-	return gp_reduced_return(GP_OP_DESTROY, (int)ret);
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(rr_dbg, long ret)
-{
-	return gp_reduced_return(GP_OP_DBG_TRAP, (int)ret);
-}
+#define GP_MES(name, op) GP_TIMED(name, on_hw(op, 0, 0, 0, 0), op, void *mes)
+GP_MES(mes11_rm, GP_OP_MES_REMOVE)
+GP_MES(mes11_add, GP_OP_MES_ADD)
+GP_MES(mes12_rm, GP_OP_MES_REMOVE)
+GP_MES(mes12_add, GP_OP_MES_ADD)
 
 /* Both modes: a process going away takes its rows with it. */
 SEC("raw_tp/sched_process_exit")

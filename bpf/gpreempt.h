@@ -72,6 +72,16 @@ struct gp_event {
 			__u32 percentage;
 			__u32 ring_size;
 			__u64 doorbell_offset;
+			/*
+			 * User virtual addresses in the owner (CREATE_QUEUE
+			 * arguments, or queue_properties for q_add/q_del):
+			 * the ring, and the AQL write/read dispatch-id words
+			 * the arbiter reads (docs: arbiter-facts.md). 0 when
+			 * not known (reduced q_add does not exist).
+			 */
+			__u64 ring_base;
+			__u64 wptr_addr;
+			__u64 rptr_addr;
 		} queue;
 		struct {
 			__u32 evicted_before;	/* qpd->evicted */
@@ -88,6 +98,12 @@ struct gp_event {
 			__u32 grace_period;
 			__u32 done;		/* queues suspended/resumed */
 			__u32 pad;
+			/*
+			 * Time this suspend/resume spent in each hardware
+			 * step, summed over the calls its thread made
+			 * inside it (enum gp_phase); 0: none seen.
+			 */
+			__u64 phase_ns[4];
 		} susp;
 		struct {
 			__u32 filter;		/* pm_send_unmap_queue */
@@ -112,7 +128,7 @@ struct gp_queue_val {
 	__u64 created_ns;	/* boot ns; 0 if seeded from sysfs */
 	__u64 changed_ns;	/* last state change */
 	__u64 ring_size;
-	__u32 type;
+	__u32 type;		/* enum kfd_queue_type */
 	__u32 priority;
 	__u32 state;		/* enum gp_queue_state */
 	__u32 origin;		/* enum gp_queue_origin */
@@ -120,6 +136,84 @@ struct gp_queue_val {
 	__u32 restores;
 	__u32 suspends;
 	__u32 resumes;
+	/*
+	 * Captured when BPF sees the queue created (0 for rows seeded from
+	 * sysfs, which does not publish them): user virtual addresses in
+	 * the owner of the ring and of the write/read pointers (for AQL
+	 * queues, amd_queue_t's write_dispatch_id/read_dispatch_id).
+	 */
+	__u64 ring_base;
+	__u64 wptr_addr;
+	__u64 rptr_addr;
+	__u32 ioc_type;		/* KFD_IOC_QUEUE_TYPE_*, GP_IOC_QT_UNKNOWN
+				 * when only the kernel type is known */
+	__u32 pad;
+};
+
+#define GP_IOC_QT_UNKNOWN 0xffffffffU
+#define GP_ANY_GPU 0xffffffffU	/* a walk or lookup on every GPU */
+
+/*
+ * Ops whose events reach user space at once (BPF_RB_FORCE_WAKEUP) unless
+ * they failed (ret < 0): what the arbiter acts on. Everything else is
+ * batched (the reader is woken per 1/16 of the ring, or polls).
+ */
+#define GP_OPMASK(op) (1U << (op))
+#define GP_IMMEDIATE_OPS						\
+	(GP_OPMASK(GP_OP_CREATE) | GP_OPMASK(GP_OP_DESTROY) |		\
+	 GP_OPMASK(GP_OP_QUEUE_ADD) | GP_OPMASK(GP_OP_QUEUE_DEL) |	\
+	 GP_OPMASK(GP_OP_SUSPEND) | GP_OPMASK(GP_OP_RESUME) |		\
+	 GP_OPMASK(GP_OP_EXIT))
+#define GP_ALL_OPS (GP_OPMASK(GP_OP_MAX) - 1)
+
+/*
+ * Index: a queue id is unique within its process across GPUs (KFD takes
+ * it from the process's queue_slot_bitmap, kfd_process_queue_manager.c
+ * find_available_queue_slot), so (pid, queue_id) names one row of
+ * gp_queues; the value is that row's gpu_id. Suspend/resume and destroy
+ * name queues by id only: this makes each an O(1) lookup, not a walk.
+ */
+struct gp_qidx_key {
+	__u32 pid;
+	__u32 queue_id;
+};
+
+/* Per-CPU counters of map gp_lost (the loader sums them). */
+enum gp_stat {
+	GP_STAT_LOST = 0,	/* events dropped: ring buffer full */
+	GP_STAT_HIST_FULL,	/* histogram samples dropped: gp_hists full */
+	GP_STAT_QUEUES_FULL,	/* queue rows not added: gp_queues full */
+	GP_STAT_MAX,
+};
+
+/*
+ * Debug-trap ops KFD does not know (kfd_dbg_trap_operations ends at
+ * GET_DEVICE_SNAPSHOT, 14) share one histogram: any KFD user can send
+ * them, and one key each would fill gp_hists for everybody.
+ */
+#define GP_DBG_OP_LAST 14
+#define GP_DBG_OP_OTHER 255
+
+/*
+ * Phases of a suspend/resume: the hardware steps KFD runs in the same
+ * thread inside suspend_queues()/resume_queues() (HWS: the unmap packet
+ * and the fence wait for the preemption, per device; MES: remove/add of
+ * each queue). Their time is charged to the enclosing suspend/resume.
+ */
+enum gp_phase {
+	GP_PHASE_UNMAP = 0,	/* pm_send_unmap_queue */
+	GP_PHASE_FENCE,		/* amdkfd_fence_wait_timeout */
+	GP_PHASE_MES_RM,	/* mes_v1x_0_remove_hw_queue */
+	GP_PHASE_MES_ADD,	/* mes_v1x_0_add_hw_queue */
+	GP_PHASE_MAX,
+};
+/* Histogram key .sub of a phase of a suspend/resume (0: the whole op). */
+#define GP_PHASE_SUB(ph) (1 + (ph))
+
+/* Per-op counters (summary mode): events, and how many failed (ret < 0). */
+struct gp_count {
+	__u64 count;
+	__u64 failed;
 };
 
 /* Per-op (and, for the debug trap, per dbg op) latency histogram. */

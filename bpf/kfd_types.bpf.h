@@ -12,8 +12,7 @@
  *     Pick with bpf_core_type_exists(struct kfd_node___gp).
  *   - pasid lives in kfd_process (<= 6.13) or kfd_process_device (6.14+).
  *     Pick with bpf_core_field_exists().
- * The UAPI argument structs are mirrored too (their layout is stable, but
- * going through CO-RE costs nothing); the reduced mode does not use them.
+ * The UAPI argument structs are read at fixed offsets (kfd_uapi.h).
  */
 #ifndef GP_KFD_TYPES_BPF_H
 #define GP_KFD_TYPES_BPF_H
@@ -54,7 +53,10 @@ enum kfd_queue_type___gp {
 struct queue_properties___gp {
 	enum kfd_queue_type___gp type;
 	unsigned int queue_id;
+	u64 queue_address;
 	u64 queue_size;
+	void *read_ptr;		/* uint32_t * (6.1), void __user * (6.12) */
+	void *write_ptr;
 	u32 priority;
 	u32 queue_percent;
 	u32 doorbell_off;
@@ -64,26 +66,6 @@ struct queue___gp {
 	struct queue_properties___gp properties;
 	struct kfd_process___gp *process;
 	void *device;		/* kfd_dev (6.1) or kfd_node (6.5+) */
-};
-
-/* UAPI, include/uapi/linux/kfd_ioctl.h */
-struct kfd_ioctl_create_queue_args___gp {
-	u64 doorbell_offset;
-	u32 ring_size;
-	u32 gpu_id;
-	u32 queue_type;
-	u32 queue_percentage;
-	u32 queue_priority;
-	u32 queue_id;
-};
-
-struct kfd_ioctl_destroy_queue_args___gp {
-	u32 queue_id;
-};
-
-struct kfd_ioctl_dbg_trap_args___gp {
-	u32 pid;
-	u32 op;
 };
 
 #pragma clang attribute pop

@@ -9,6 +9,9 @@
 #define GP_KFD_UAPI_H
 
 /* struct kfd_ioctl_create_queue_args */
+#define GP_UAPI_CQ_RING_BASE		0
+#define GP_UAPI_CQ_WPTR			8
+#define GP_UAPI_CQ_RPTR			16
 #define GP_UAPI_CQ_DOORBELL_OFFSET	24
 #define GP_UAPI_CQ_RING_SIZE		32
 #define GP_UAPI_CQ_GPU_ID		36

@@ -18,379 +18,8 @@
 #ifndef GP_LOGIC_BPF_H
 #define GP_LOGIC_BPF_H
 
-#include "gpreempt.h"
-
-#define GP_MAX_QIDS 8		/* queue ids of one suspend/resume applied */
-#define GP_ANY_GPU 0xffffffffU
-#define GP_QID_MASK 0x3fffffffU	/* KFD_DBG_QUEUE_{ERROR,INVALID} bits off */
-#define GP_NO_QID 0xffffffffU	/* matches no queue */
-
-/* UAPI KFD_IOC_QUEUE_TYPE_* and the kernel's enum kfd_queue_type. */
-#define GP_IOC_QT_COMPUTE	0
-#define GP_IOC_QT_SDMA		1
-#define GP_IOC_QT_COMPUTE_AQL	2
-#define GP_IOC_QT_SDMA_XGMI	3
-#define GP_IOC_QT_SDMA_BY_ENG	4
-#define GP_KQT_COMPUTE		0
-#define GP_KQT_SDMA		1
-#define GP_KQT_SDMA_XGMI	4
-#define GP_KQT_SDMA_BY_ENG	5
-
-const volatile bool gp_filter_pids = false;	/* -p given */
-const volatile __u32 gp_evflags = 0;		/* GP_EVF_REDUCED in
-						 * reduced mode */
-/*
- * Histogram unit in ns (1, 1000, 1000000 for -m/-u): durations are divided
- * before bucketing, as libbpf-tools do, since 1 us is no power of two of
- * 1 ns and ns slots cannot be regrouped into true us slots later.
- */
-const volatile __u64 gp_hist_unit_ns = 1;
-
-struct gp_pending_key {
-	__u32 tid;
-	__u32 op;
-};
-
-struct gp_pending {
-	__u64 start_ns;
-	__u64 ptr;		/* what the return side reads again
-				 * (the ioctl's args, the qpd) */
-	__u32 qids[GP_MAX_QIDS];
-	__u32 nqids;
-	__u32 pad;
-	struct gp_event ev;
-};
-
-/*
- * 4 MiB: ~37,000 events of slack for a loader busy formatting (256 KiB lost
- * events from 250 k/s in bench/; docs/benchmarks.md).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 * 1024 * 1024);
-} gp_events SEC(".maps");
-
-/* Failed ring-buffer reservations, per CPU: the loader sums and reports. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} gp_lost SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GP_MAX_QUEUES);
-	__type(key, struct gp_queue_key);
-	__type(value, struct gp_queue_val);
-} gp_queues SEC(".maps");
-
-/*
- * Pids that own (or owned) a row of gp_queues: set by BPF when it adds a
- * row and by the loader after seeding (gp_queues_mark_owners()). Every
- * process exit on the machine runs gp_task_exit(); walking the whole
- * queue map there cost ~11 us per exit (bench/), this lookup a few ns.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GP_MAX_QUEUES);
-	__type(key, __u32);
-	__type(value, __u8);
-} gp_owners SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, struct gp_hist_key);
-	__type(value, struct gp_hist);
-} gp_hists SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct gp_pending_key);
-	__type(value, struct gp_pending);
-} gp_pending SEC(".maps");
-
-/* -p PIDs (host tgids); consulted only when gp_filter_pids is set. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u32);
-	__type(value, __u8);
-} gp_pids SEC(".maps");
-
-static __always_inline bool gp_pid_wanted(__u32 pid, __u32 target)
-{
-	if (!gp_filter_pids)
-		return true;
-	if (bpf_map_lookup_elem(&gp_pids, &pid))
-		return true;
-	return target && bpf_map_lookup_elem(&gp_pids, &target);
-}
-
-/* floor(log2(v)), 0 for 0, clamped to the last slot. */
-static __always_inline __u32 gp_slot(__u64 v)
-{
-	__u32 r = 0;
-
-#pragma unroll
-	for (int s = 32; s > 0; s >>= 1) {
-		if (v >= (1ULL << s)) {
-			v >>= s;
-			r += s;
-		}
-	}
-	return r < GP_MAX_SLOTS ? r : GP_MAX_SLOTS - 1;
-}
-
-static __always_inline void gp_hist_add(__u32 op, __u32 sub, __u64 ns)
-{
-	struct gp_hist_key k = { .op = op, .sub = sub };
-	static const struct gp_hist zero;
-	struct gp_hist *h;
-	__u32 slot;
-
-	h = bpf_map_lookup_elem(&gp_hists, &k);
-	if (!h) {
-		bpf_map_update_elem(&gp_hists, &k, &zero, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&gp_hists, &k);
-		if (!h)
-			return;
-	}
-	slot = gp_slot(gp_hist_unit_ns > 1 ? ns / gp_hist_unit_ns : ns);
-	if (slot < GP_MAX_SLOTS)
-		__sync_fetch_and_add(&h->slots[slot], 1);
-	__sync_fetch_and_add(&h->count, 1);
-	__sync_fetch_and_add(&h->sum_ns, ns);
-}
-
-static __always_inline void gp_emit(const struct gp_event *e)
-{
-	struct gp_event *r;
-	__u32 zero = 0;
-	__u64 *lost;
-
-	r = bpf_ringbuf_reserve(&gp_events, sizeof(*r), 0);
-	if (!r) {
-		lost = bpf_map_lookup_elem(&gp_lost, &zero);
-		if (lost)
-			*lost += 1;	/* per-CPU slot: no atomics needed */
-		return;
-	}
-	__builtin_memcpy(r, e, sizeof(*r));
-	r->flags |= gp_evflags;
-	/*
-	 * Wake the loader only once 1/16 of the ring is pending; it drains
-	 * on its 100 ms poll timeout anyway. A wakeup per event made each
-	 * traced call tens of us slower when calls are sparse (bench/).
-	 */
-	bpf_ringbuf_submit(r, bpf_ringbuf_query(&gp_events, BPF_RB_AVAIL_DATA) >=
-			   bpf_ringbuf_query(&gp_events, BPF_RB_RING_SIZE) / 16 ?
-			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-}
-
-static __always_inline __u32 gp_kq_type(__u32 ioc_type)
-{
-	switch (ioc_type) {
-	case GP_IOC_QT_SDMA:
-		return GP_KQT_SDMA;
-	case GP_IOC_QT_SDMA_XGMI:
-		return GP_KQT_SDMA_XGMI;
-	case GP_IOC_QT_SDMA_BY_ENG:
-		return GP_KQT_SDMA_BY_ENG;
-	default:		/* COMPUTE, COMPUTE_AQL */
-		return GP_KQT_COMPUTE;
-	}
-}
-
-/* Walk the queue map for one process (and GPU, and queue ids). */
-enum gp_walk_act {
-	GP_WALK_EVICT,		/* set or clear EVICTED per "evicted" */
-	GP_WALK_SUSPEND,
-	GP_WALK_RESUME,
-	GP_WALK_DELETE,
-};
-
-struct gp_walk {
-	__u32 pid;
-	__u32 gpu_id;		/* GP_ANY_GPU: all */
-	__u32 nqids;		/* 0: every queue of pid (and gpu) */
-	__u32 qids[GP_MAX_QIDS];
-	__u32 act;
-	__u32 evicted;		/* GP_WALK_EVICT: qpd->evicted after */
-	__u32 count_transition;	/* bump the eviction/restore counters */
-	__u32 matched;
-	__u32 found_gpu;	/* gpu_id of the last row matched */
-	__u64 now;
-};
-
-static long gp_walk_cb(struct bpf_map *map, struct gp_queue_key *k,
-		       struct gp_queue_val *v, struct gp_walk *w)
-{
-	bool hit;
-
-	if (k->pid != w->pid)
-		return 0;
-	if (w->gpu_id != GP_ANY_GPU && k->gpu_id != w->gpu_id)
-		return 0;
-	hit = w->nqids == 0;
-	for (int i = 0; i < GP_MAX_QIDS; i++) {
-		if (i < w->nqids && w->qids[i] == k->queue_id)
-			hit = true;
-	}
-	if (!hit)
-		return 0;
-	w->matched++;
-	w->found_gpu = k->gpu_id;
-
-	switch (w->act) {
-	case GP_WALK_DELETE:
-		bpf_map_delete_elem(map, k);
-		return 0;
-	case GP_WALK_EVICT:
-		if (w->evicted) {
-			v->state |= GP_QS_EVICTED;
-			if (w->count_transition)
-				v->evictions++;
-		} else {
-			v->state &= ~GP_QS_EVICTED;
-			if (w->count_transition)
-				v->restores++;
-		}
-		break;
-	case GP_WALK_SUSPEND:
-		v->state |= GP_QS_SUSPENDED;
-		v->suspends++;
-		break;
-	case GP_WALK_RESUME:
-		if (!(v->state & GP_QS_SUSPENDED))
-			return 0;
-		v->state &= ~GP_QS_SUSPENDED;
-		v->resumes++;
-		break;
-	}
-	v->changed_ns = w->now;
-	return 0;
-}
-
-static __always_inline void gp_walk_init(struct gp_walk *w, __u32 pid,
-					 __u32 gpu_id, __u32 act, __u64 now)
-{
-	__builtin_memset(w, 0, sizeof(*w));
-	w->pid = pid;
-	w->gpu_id = gpu_id;
-	w->act = act;
-	w->now = now;
-}
-
-/* A queue seen to exist: insert, or refresh what the event knows. */
-static __always_inline void gp_queue_upsert(const struct gp_event *e,
-					    __u32 ktype, __u64 now)
-{
-	struct gp_queue_key k = {
-		.pid = e->pid, .gpu_id = e->gpu_id, .queue_id = e->queue_id,
-	};
-	struct gp_queue_val *v, nv = {};
-	__u8 one = 1;
-
-	v = bpf_map_lookup_elem(&gp_queues, &k);
-	if (v) {
-		v->type = ktype;
-		v->priority = e->queue.priority;
-		v->ring_size = e->queue.ring_size;
-		if (v->origin == GP_ORIGIN_SYSFS && !v->created_ns)
-			v->created_ns = now;
-		v->changed_ns = now;
-		return;
-	}
-	nv.created_ns = now;
-	nv.changed_ns = now;
-	nv.ring_size = e->queue.ring_size;
-	nv.type = ktype;
-	nv.priority = e->queue.priority;
-	nv.state = GP_QS_ACTIVE;
-	nv.origin = GP_ORIGIN_BPF;
-	bpf_map_update_elem(&gp_owners, &k.pid, &one, BPF_ANY);
-	bpf_map_update_elem(&gp_queues, &k, &nv, BPF_ANY);
-}
-
-/* What a completed event does to the queue map. */
-static __always_inline void gp_apply(struct gp_event *e, struct gp_pending *p,
-				     __u64 now)
-{
-	struct gp_queue_key k = {};
-	struct gp_walk w;
-
-	switch (e->op) {
-	case GP_OP_CREATE:
-		if (e->ret == 0)
-			gp_queue_upsert(e, gp_kq_type(e->queue.type), now);
-		break;
-	case GP_OP_QUEUE_ADD:
-		gp_queue_upsert(e, e->queue.type, now);
-		break;
-	case GP_OP_DESTROY:
-		/* The ioctl names no GPU: queue ids are per process. */
-		if (e->ret != 0)
-			break;
-		gp_walk_init(&w, e->pid, GP_ANY_GPU, GP_WALK_DELETE, now);
-		w.nqids = 1;
-		w.qids[0] = e->queue_id;
-		bpf_for_each_map_elem(&gp_queues, gp_walk_cb, &w, 0);
-		if (w.matched && !e->gpu_id)
-			e->gpu_id = w.found_gpu;
-		break;
-	case GP_OP_QUEUE_DEL:
-		k.pid = e->pid;
-		k.gpu_id = e->gpu_id;
-		k.queue_id = e->queue_id;
-		bpf_map_delete_elem(&gp_queues, &k);
-		break;
-	case GP_OP_EVICT:
-	case GP_OP_RESTORE:
-		if (e->ret != 0)
-			break;
-		gp_walk_init(&w, e->pid, e->gpu_id, GP_WALK_EVICT, now);
-		w.evicted = e->evict.evicted_after;
-		/* Eviction is ref-counted: only 0->1 and 1->0 do work. */
-		w.count_transition = !e->evict.evicted_before !=
-				     !e->evict.evicted_after;
-		bpf_for_each_map_elem(&gp_queues, gp_walk_cb, &w, 0);
-		break;
-	case GP_OP_SUSPEND:
-	case GP_OP_RESUME:
-		/* ret = number of queues done; 0 or an error: no change */
-		if (e->ret <= 0)
-			break;
-		gp_walk_init(&w, e->target_pid, GP_ANY_GPU,
-			     e->op == GP_OP_SUSPEND ? GP_WALK_SUSPEND :
-						      GP_WALK_RESUME, now);
-		/*
-		 * p->qids is the caller's array as KFD left it: ids that
-		 * failed carry the INVALID or ERROR bit. No array at all
-		 * (resume_queues(p, 0, NULL) on debug disable) means all.
-		 */
-		if (p->nqids) {
-			__u32 good = 0;
-
-			w.nqids = p->nqids < GP_MAX_QIDS ? p->nqids :
-							   GP_MAX_QIDS;
-			for (int i = 0; i < GP_MAX_QIDS; i++) {
-				if (i < w.nqids && !(p->qids[i] & ~GP_QID_MASK)) {
-					w.qids[i] = p->qids[i];
-					good++;
-				} else {
-					w.qids[i] = GP_NO_QID;
-				}
-			}
-			if (!good)
-				break;
-		}
-		bpf_for_each_map_elem(&gp_queues, gp_walk_cb, &w, 0);
-		break;
-	}
-}
+#include "maps.bpf.h"
+#include "qmap.bpf.h"
 
 /* Entry side: stash the event so far, keyed by (tid, op). */
 static __always_inline struct gp_pending *
@@ -420,7 +49,52 @@ static __always_inline struct gp_pending *gp_pending_get(__u32 tid, __u32 op)
 
 static __always_inline __u32 gp_hist_sub(const struct gp_event *e)
 {
-	return e->op == GP_OP_DBG_TRAP ? e->dbg.dbg_op : 0;
+	if (e->op != GP_OP_DBG_TRAP)
+		return 0;
+	return e->dbg.dbg_op <= GP_DBG_OP_LAST ? e->dbg.dbg_op :
+						 GP_DBG_OP_OTHER;
+}
+
+/* A hardware step's phase, or -1 (not one). */
+static __always_inline int gp_phase_of(__u32 op)
+{
+	switch (op) {
+	case GP_OP_HW_UNMAP:
+		return GP_PHASE_UNMAP;
+	case GP_OP_HW_FENCE:
+		return GP_PHASE_FENCE;
+	case GP_OP_MES_REMOVE:
+		return GP_PHASE_MES_RM;
+	case GP_OP_MES_ADD:
+		return GP_PHASE_MES_ADD;
+	}
+	return -1;
+}
+
+/* Charge a hardware step to the suspend/resume its thread is inside. */
+static __always_inline void gp_phase_charge(__u32 tid, __u32 op, __u64 ns)
+{
+	int ph = gp_phase_of(op);
+	struct gp_pending *s;
+
+	if (ph < 0)
+		return;
+	s = gp_pending_get(tid, GP_OP_SUSPEND);
+	if (!s)
+		s = gp_pending_get(tid, GP_OP_RESUME);
+	if (s && ph < GP_PHASE_MAX)
+		s->ev.susp.phase_ns[ph] += ns;
+}
+
+/* The phases of a finished suspend/resume into their histograms. */
+static __always_inline void gp_phase_hists(const struct gp_event *e)
+{
+	if (e->op != GP_OP_SUSPEND && e->op != GP_OP_RESUME)
+		return;
+	for (int ph = 0; ph < GP_PHASE_MAX; ph++)
+		if (e->susp.phase_ns[ph])
+			gp_hist_add(e->op, GP_PHASE_SUB(ph),
+				    e->susp.phase_ns[ph]);
 }
 
 /* Return side: complete, account and emit; the pending entry goes. */
@@ -433,9 +107,12 @@ static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 	e->ret = ret;
 	e->ts_ns = now;
 	e->duration_ns = now > p->start_ns ? now - p->start_ns : 0;
+	gp_phase_charge(tid, op, e->duration_ns);
 	if (gp_pid_wanted(e->pid, e->target_pid)) {
 		gp_apply(e, p, now);
+		gp_count_add(e);
 		gp_hist_add(e->op, gp_hist_sub(e), e->duration_ns);
+		gp_phase_hists(e);
 		gp_emit(e);
 	}
 	bpf_map_delete_elem(&gp_pending, &k);
@@ -451,6 +128,7 @@ static __always_inline void gp_instant(struct gp_event *e, __u64 now)
 	if (!gp_pid_wanted(e->pid, e->target_pid))
 		return;
 	gp_apply(e, (struct gp_pending *)&nop, now);
+	gp_count_add(e);
 	gp_emit(e);
 }
 
@@ -483,6 +161,7 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 	e.evict.n_queues = w.matched;
 	if (comm)
 		__builtin_memcpy(e.comm, comm, GP_COMM_LEN);
+	gp_count_add(&e);
 	gp_emit(&e);
 }
 

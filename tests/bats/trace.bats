@@ -57,7 +57,8 @@ now_ms() {
 	[[ "$output" == *"Usage: gpreempt-trace"* ]]
 	[[ "$output" == *EXAMPLES:* ]]
 	for f in --pid --duration --interval --timestamp --milliseconds \
-		 --microseconds --json --kprobes --check --verbose; do
+		 --microseconds --json --summary --all-dbg --kprobes --check \
+		 --verbose; do
 		[[ "$output" == *"$f"* ]] || { echo "missing $f"; false; }
 	done
 	# exit codes are part of the interface
@@ -157,7 +158,8 @@ now_ms() {
 	local args
 	for args in "-p 1 -p 2" "--pid=3" "-d 500ms" "-d 10" "--duration=2m" \
 		    "-i 1s" "-T" "-m" "-u" "-j" "--json" "-k" "--kprobes" \
-		    "--reduced" "--check" "-v" "--no-pin" \
+		    "--reduced" "--check" "-v" "--no-pin" "-s" "--summary" \
+		    "--all-dbg" "-s -j -i 1s" \
 		    "--ready-file /tmp/x" "-T -m -j -v -p 9 -d 1 -i 1"; do
 		run -4 --separate-stderr "$TRACE" $args
 		[[ "$stderr" == *amdgpu* ]] ||
@@ -241,4 +243,16 @@ now_ms() {
 	[ $((t1 - t0)) -lt 5000 ] || { echo "took $((t1 - t0)) ms"; false; }
 	# and left no pinned map behind
 	[ ! -e /sys/fs/bpf/gpreempt/queues ]
+}
+
+@test "trace: the kernel refusing the BPF programs exits 5, not 1" {
+	# Root without CAP_PERFMON and CAP_SYS_ADMIN: bpf(2) works (the
+	# pre-check creates a map) but the kernel really refuses tracing
+	# programs, as a locked-down or restricted kernel would.
+	run --separate-stderr unshare -m sh -c 'mount -t tmpfs gp-test /dev &&
+		: > /dev/kfd && exec setpriv --bounding-set=-perfmon,-sys_admin \
+		--inh-caps=-perfmon,-sys_admin "$0" "$@"' "$TRACE" -d 1
+	echo "status $status: $stderr"
+	[ "$status" -eq 5 ]
+	[[ "$stderr" == *"refused the BPF programs"* ]]
 }

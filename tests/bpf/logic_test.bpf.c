@@ -13,6 +13,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Ring base, write and read pointer of the next create/q_add (test sets). */
+__u64 test_addrs[3];
+
 /* Entry side of any op (instant ops complete here). */
 SEC("raw_tp")
 int BPF_PROG(test_logic_begin, __u64 op, __u64 tid, __u64 pid, __u64 gpu_id,
@@ -37,6 +40,9 @@ int BPF_PROG(test_logic_begin, __u64 op, __u64 tid, __u64 pid, __u64 gpu_id,
 		e.queue.priority = b;
 		e.queue.percentage = c;
 		e.queue.ring_size = d;
+		e.queue.ring_base = test_addrs[0];
+		e.queue.wptr_addr = test_addrs[1];
+		e.queue.rptr_addr = test_addrs[2];
 		break;
 	case GP_OP_EVICT:
 	case GP_OP_RESTORE:
@@ -60,7 +66,11 @@ int BPF_PROG(test_logic_begin, __u64 op, __u64 tid, __u64 pid, __u64 gpu_id,
 	return gp_begin(&e, 0, now) ? 0 : 1;
 }
 
-/* Return side: a..d are what the probe reads at return. */
+/*
+ * Return side: a..d are what the probe reads at return. Suspend/resume:
+ * a is the user address of the queue-id array (the test's own memory,
+ * read with bpf_probe_read_user as in the probe), 0 for none.
+ */
 SEC("raw_tp")
 int BPF_PROG(test_logic_finish, __u64 op, __u64 tid, __u64 ret, __u64 now,
 	     __u64 a, __u64 b, __u64 c, __u64 d)
@@ -80,10 +90,7 @@ int BPF_PROG(test_logic_finish, __u64 op, __u64 tid, __u64 ret, __u64 now,
 	case GP_OP_SUSPEND:
 	case GP_OP_RESUME:
 		p->ev.susp.done = (int)ret > 0 ? ret : 0;
-		p->nqids = a;
-		p->qids[0] = b;
-		p->qids[1] = c;
-		p->qids[2] = d;
+		p->ptr = a;
 		break;
 	}
 	gp_finish(p, tid, op, (int)ret, now);
@@ -97,19 +104,21 @@ int BPF_PROG(test_logic_exit, __u64 pid, __u64 tid, __u64 now)
 	return 0;
 }
 
-/* Emit n events straight into the ring buffer (to fill it). */
-SEC("raw_tp")
-int BPF_PROG(test_logic_flood, __u64 n)
+static long flood_one(__u32 i, void *ctx)
 {
 	struct gp_event e = {};
 
 	e.op = GP_OP_HW_FENCE;
-	for (int i = 0; i < 4096; i++) {
-		if (i >= n)
-			break;
-		e.queue_id = i;
-		gp_emit(&e);
-	}
+	e.queue_id = i;
+	gp_emit(&e);
+	return 0;
+}
+
+/* Emit n events straight into the ring buffer (to fill it). */
+SEC("raw_tp")
+int BPF_PROG(test_logic_flood, __u64 n)
+{
+	bpf_loop(n < 4096 ? n : 4096, flood_one, NULL, 0);
 	return 0;
 }
 

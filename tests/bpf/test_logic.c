@@ -8,149 +8,11 @@
  * program has a kprobe/kretprobe twin, and the reduced set verifies.
  * Needs root (BPF); prints TAP.
  */
-#include <errno.h>
-#include <stddef.h>
-#include <stdlib.h>
-#include <unistd.h>
 #include <linux/kfd_ioctl.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include "tap.h"
-#include "gpreempt.h"
+#include "logic_harness.h"
 #include "kfd_uapi.h"
-#include "queues.h"
-#include "logic_test.skel.h"
+#include "attach.h"
 #include "gpreempt.skel.h"
-
-#define MAX_EV 64
-#define RB_SIZE (16 * 1024)
-
-static struct logic_test_bpf *skel;
-static struct gp_event evs[MAX_EV];
-static int nev, nseen;
-
-static struct logic_test_bpf *open_unit(bool filter, __u64 unit_ns)
-{
-	struct logic_test_bpf *s = logic_test_bpf__open();
-
-	if (!s)
-		return NULL;
-	s->rodata->gp_filter_pids = filter;
-	s->rodata->gp_hist_unit_ns = unit_ns;
-	bpf_map__set_max_entries(s->maps.gp_events, RB_SIZE);
-	if (logic_test_bpf__load(s)) {
-		logic_test_bpf__destroy(s);
-		return NULL;
-	}
-	return s;
-}
-
-static struct logic_test_bpf *open_skel(bool filter)
-{
-	return open_unit(filter, 1);
-}
-
-static void fresh(void)
-{
-	if (skel)
-		logic_test_bpf__destroy(skel);
-	skel = open_skel(false);
-	nev = nseen = 0;
-	if (!skel) {
-		printf("Bail out! cannot load logic_test.bpf.o (root? BPF?)\n");
-		exit(1);
-	}
-}
-
-static int run(struct bpf_program *prog, __u64 *args, size_t n)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args,
-		    .ctx_size_in = n * sizeof(__u64));
-	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &o);
-
-	if (err) {
-		printf("# test_run %s: %d\n", bpf_program__name(prog), err);
-		return -1;
-	}
-	return o.retval;
-}
-
-static int begin(__u32 op, __u32 tid, __u32 pid, __u32 gpu, __u32 qid,
-		 __u64 a, __u64 b, __u64 c, __u64 d, __u32 target, __u64 now)
-{
-	__u64 args[] = { op, tid, pid, gpu, qid, a, b, c, d, target, now };
-
-	return run(skel->progs.test_logic_begin, args, 11);
-}
-
-static int finish(__u32 op, __u32 tid, int ret, __u64 now, __u64 a,
-		  __u64 b, __u64 c, __u64 d)
-{
-	__u64 args[] = { op, tid, (__u64)(__s64)ret, now, a, b, c, d };
-
-	return run(skel->progs.test_logic_finish, args, 8);
-}
-
-static int on_event(void *ctx, void *data, size_t len)
-{
-	nseen++;
-	if (len == sizeof(struct gp_event) && nev < MAX_EV)
-		memcpy(&evs[nev++], data, len);
-	return 0;
-}
-
-static int drain(struct logic_test_bpf *s)
-{
-	struct ring_buffer *rb;
-
-	rb = ring_buffer__new(bpf_map__fd(s->maps.gp_events), on_event, NULL,
-			      NULL);
-	if (!rb)
-		return -1;
-	ring_buffer__consume(rb);
-	ring_buffer__free(rb);
-	return nev;
-}
-
-static bool row(__u32 pid, __u32 gpu, __u32 qid, struct gp_queue_val *v)
-{
-	struct gp_queue_key k = { .pid = pid, .gpu_id = gpu, .queue_id = qid };
-
-	return !bpf_map_lookup_elem(bpf_map__fd(skel->maps.gp_queues), &k, v);
-}
-
-static void seed(__u32 pid, __u32 gpu, __u32 qid)
-{
-	struct gp_queue_key k = { .pid = pid, .gpu_id = gpu, .queue_id = qid };
-	struct gp_queue_val v = { .type = 0, .origin = GP_ORIGIN_SYSFS };
-
-	bpf_map_update_elem(bpf_map__fd(skel->maps.gp_queues), &k, &v, 0);
-	/* as the loader does after seeding from sysfs */
-	gp_queues_mark_owners(bpf_map__fd(skel->maps.gp_queues),
-			      bpf_map__fd(skel->maps.gp_owners));
-}
-
-static bool hist(struct logic_test_bpf *s, __u32 op, __u32 sub,
-		 struct gp_hist *h)
-{
-	struct gp_hist_key k = { .op = op, .sub = sub };
-
-	return !bpf_map_lookup_elem(bpf_map__fd(s->maps.gp_hists), &k, h);
-}
-
-static int count_keys(struct bpf_map *m, size_t ksz)
-{
-	char key[64], next[64];
-	void *prev = NULL;
-	int n = 0;
-
-	while (!bpf_map_get_next_key(bpf_map__fd(m), prev, next)) {
-		memcpy(key, next, ksz);
-		prev = key;
-		n++;
-	}
-	return n;
-}
 
 TEST(create_ok_fills_event_map_and_histogram)
 {
@@ -280,6 +142,8 @@ TEST(eviction_is_refcounted_per_process_and_gpu)
 
 TEST(suspend_marks_only_queues_kfd_did_not_flag)
 {
+	/* the caller's array as KFD left it: queue 2 failed */
+	__u32 ids[] = { 1, 2 | 0x80000000u, 3 };
 	struct gp_queue_val v;
 
 	fresh();
@@ -288,7 +152,7 @@ TEST(suspend_marks_only_queues_kfd_did_not_flag)
 	seed(50, 7, 3);
 	/* target 50 (the owner), debugger thread 60 */
 	begin(GP_OP_SUSPEND, 60, 50, 0, 0, 3, 10, 0, 0, 50, 0);
-	finish(GP_OP_SUSPEND, 60, 2, 1000, 3, 1, 2 | 0x80000000u, 3);
+	finish(GP_OP_SUSPEND, 60, 2, 1000, (uintptr_t)ids, 0, 0, 0);
 	CHECK(row(50, 7, 1, &v) && v.state == GP_QS_SUSPENDED);
 	CHECK(v.suspends == 1);
 	CHECK(row(50, 7, 2, &v) && v.state == GP_QS_ACTIVE);
@@ -313,13 +177,13 @@ TEST(suspend_marks_only_queues_kfd_did_not_flag)
 
 TEST(suspend_returning_zero_changes_nothing)
 {
+	__u32 ids[] = { 7 | 0x80000000u, 1234 | 0x80000000u };
 	struct gp_queue_val v;
 
 	fresh();
 	seed(50, 7, 7);
 	begin(GP_OP_SUSPEND, 60, 50, 0, 0, 2, 0, 0, 0, 50, 0);
-	finish(GP_OP_SUSPEND, 60, 0, 10, 2, 7 | 0x80000000u,
-	       1234 | 0x80000000u, 0);
+	finish(GP_OP_SUSPEND, 60, 0, 10, (uintptr_t)ids, 0, 0, 0);
 	CHECK(row(50, 7, 7, &v) && v.state == GP_QS_ACTIVE);
 	CHECK(drain(skel) == 1 && evs[0].susp.done == 0);
 }
@@ -461,6 +325,12 @@ TEST(log2_slots)
 
 TEST(reduced_mode_offsets_match_uapi)
 {
+	CHECK(offsetof(struct kfd_ioctl_create_queue_args, ring_base_address) ==
+	      GP_UAPI_CQ_RING_BASE);
+	CHECK(offsetof(struct kfd_ioctl_create_queue_args,
+		       write_pointer_address) == GP_UAPI_CQ_WPTR);
+	CHECK(offsetof(struct kfd_ioctl_create_queue_args,
+		       read_pointer_address) == GP_UAPI_CQ_RPTR);
 	CHECK(offsetof(struct kfd_ioctl_create_queue_args, doorbell_offset) ==
 	      GP_UAPI_CQ_DOORBELL_OFFSET);
 	CHECK(offsetof(struct kfd_ioctl_create_queue_args, ring_size) ==
@@ -525,20 +395,27 @@ TEST(probe_object_opens_and_every_fentry_has_a_kprobe_twin)
 TEST(reduced_set_passes_the_verifier_without_amdgpu_btf)
 {
 	struct gpreempt_bpf *g = gpreempt_bpf__open();
+	struct gp_attach a = { .reduced = true };
 	struct bpf_program *prog;
-	int err;
+	int err, n = 0;
 
 	CHECK(g);
 	if (!g)
 		return;
-	/* The host has no amdgpu BTF: only what needs none can load. */
-	bpf_object__for_each_program(prog, g->obj) {
-		const char *n = bpf_program__name(prog);
-
-		bpf_program__set_autoload(prog, !strncmp(n, "rk_", 3) ||
-					  !strncmp(n, "rr_", 3) ||
-					  !strcmp(n, "tp_exit"));
+	/*
+	 * The host has no amdgpu BTF: what the reduced plan picks (the
+	 * ioctl hooks' kprobes, the exit tracepoint) must load without it.
+	 */
+	for (int i = 0; i < gp_nhooks; i++) {
+		a.plan[i].how = gp_hooks[i].flags & GP_HOOK_REDUCED ?
+				GP_HOW_KPROBE : GP_HOW_ABSENT;
+		snprintf(a.plan[i].target, sizeof(a.plan[i].target), "%s",
+			 gp_hooks[i].func);
 	}
+	gp_attach_prepare(&a, g->obj);
+	bpf_object__for_each_program(prog, g->obj)
+		n += bpf_program__autoload(prog);
+	CHECK(n == 7);	/* create, destroy, dbg: entry + return; exit */
 	err = gpreempt_bpf__load(g);
 	if (err)
 		printf("# load: %d\n", err);

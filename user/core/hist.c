@@ -8,6 +8,7 @@
 
 #include "hist.h"
 #include "json.h"
+#include "mapdump.h"
 
 #define STARS 40
 
@@ -59,12 +60,14 @@ void gp_print_log2_hist(FILE *f, const __u64 *vals, int n,
 
 static const char *op_str(__u32 op, char *buf, size_t len)
 {
-	const char *n = gp_op_name(op);
+	return names_or_num(gp_op_name(op), op, buf, len);
+}
 
-	if (n)
-		return n;
-	snprintf(buf, len, "?%u", op);
-	return buf;
+/* Keys with a sub-key: per debug-trap op, per phase of a suspend. */
+static bool has_sub(const struct gp_hist_key *k)
+{
+	return k->op == GP_OP_DBG_TRAP ||
+	       ((k->op == GP_OP_SUSPEND || k->op == GP_OP_RESUME) && k->sub);
 }
 
 char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
@@ -75,15 +78,13 @@ char *gp_hist_title(char *buf, size_t len, const struct gp_hist_key *k,
 	size_t off;
 	int i;
 
-	if (k->op == GP_OP_DBG_TRAP) {
-		sub = gp_dbg_op_name(k->sub);
-		if (!sub) {
-			snprintf(subb, sizeof(subb), "?%u", k->sub);
-			sub = subb;
-		}
-	}
+	if (has_sub(k))
+		sub = names_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
+				     subb, sizeof(subb));
+	/* "dbg_trap suspend_queues latency", "suspend phase hw_fence ..." */
 	off = snprintf(buf, len, "%s%s%s latency", op_str(k->op, opb,
-			sizeof(opb)), sub ? " " : "", sub ? sub : "");
+			sizeof(opb)), !sub ? "" : k->op == GP_OP_DBG_TRAP ?
+			" " : " phase ", sub ? sub : "");
 	for (i = 0; i < npids && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%d",
 				i ? ", " : " (pid ", pids[i]);
@@ -123,13 +124,11 @@ static void hist_json(FILE *f, const struct gp_hist_key *k,
 	json_str(&j, "type", "hist");
 	json_str(&j, "op", op_str(k->op, opb, sizeof(opb)));
 	json_u64(&j, "sub", k->sub);
-	if (k->op == GP_OP_DBG_TRAP) {
-		sub = gp_dbg_op_name(k->sub);
-		if (!sub) {
-			snprintf(subb, sizeof(subb), "?%u", k->sub);
-			sub = subb;
-		}
-		json_str(&j, "dbg_op", sub);
+	if (has_sub(k)) {
+		sub = names_or_num(gp_hist_sub_name(k->op, k->sub), k->sub,
+				     subb, sizeof(subb));
+		json_str(&j, k->op == GP_OP_DBG_TRAP ? "dbg_op" : "phase",
+			 sub);
 	}
 	json_str(&j, "title", title);
 	json_str(&j, "unit", gp_unit_label(o->unit));
@@ -178,43 +177,39 @@ static int key_cmp(const void *a, const void *b)
 int gp_hists_print_pids(FILE *f, int map_fd, const struct gp_out_opts *o,
 			const int *pids, int npids)
 {
-	struct gp_hist_key *keys = NULL, *tmp, k, cur, *prev = NULL;
-	size_t n = 0, cap = 0, i;
-	struct gp_hist h;
-	int printed = 0;
+	struct gp_hist_key *keys;
+	struct gp_hist *vals;
+	int n, printed = 0;
 
-	for (;;) {
-		int err = bpf_map_get_next_key(map_fd, prev, &k);
-
-		if (err == -ENOENT)
-			break;
-		if (err) {
-			free(keys);
-			return err;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			tmp = realloc(keys, cap * sizeof(*keys));
-			if (!tmp) {
-				free(keys);
-				return -ENOMEM;
-			}
-			keys = tmp;
-		}
-		keys[n++] = k;
-		cur = k;
-		prev = &cur;
+	n = gp_map_dump(map_fd, sizeof(*keys), sizeof(*vals), true,
+			(void **)&keys, (void **)&vals);
+	if (n < 0) {
+		free(keys);
+		free(vals);
+		return n;
 	}
-	if (n)
-		qsort(keys, n, sizeof(*keys), key_cmp);
-	for (i = 0; i < n; i++) {
-		/* Vanished since listed: nothing to print. */
-		if (bpf_map_lookup_elem(map_fd, &keys[i], &h) || !h.count)
+	/* Insertion sort of keys with their values: at most ~31 keys. */
+	for (int i = 0; i < n; i++)
+		for (int j = i; j > 0 && key_cmp(&keys[j], &keys[j - 1]) < 0;
+		     j--) {
+			struct gp_hist_key tk = keys[j];
+			struct gp_hist tv = vals[j];
+
+			keys[j] = keys[j - 1];
+			vals[j] = vals[j - 1];
+			keys[j - 1] = tk;
+			vals[j - 1] = tv;
+		}
+	for (int i = 0; i < n; i++) {
+		/* The per-key fallback may repeat a key: print it once. */
+		if (!vals[i].count ||
+		    (i && !key_cmp(&keys[i], &keys[i - 1])))
 			continue;
-		gp_hist_print(f, &keys[i], &h, o, pids, npids);
+		gp_hist_print(f, &keys[i], &vals[i], o, pids, npids);
 		printed++;
 	}
 	free(keys);
+	free(vals);
 	if (!printed && !o->json)
 		fprintf(f, "No latencies recorded.\n");
 	return printed;

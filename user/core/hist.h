@@ -30,7 +30,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "gpreempt.h"
-#include "output.h"
+#include "names.h"
+#include "outopts.h"
 
 /* The rows print_log2_hist prints for slot i: low -> high (inclusive). */
 void gp_hist_bounds(unsigned int slot, uint64_t *low, uint64_t *high);

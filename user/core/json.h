@@ -15,7 +15,6 @@
 
 struct json {
 	FILE *f;
-	int depth;
 	bool first;
 };
 
@@ -34,7 +33,8 @@ void json_obj_open(struct json *j, const char *key);
 void json_obj_close(struct json *j);
 void json_arr_open(struct json *j, const char *key);
 void json_arr_close(struct json *j);
-/* Writes s as a JSON string literal (quotes included). */
+/* Writes s as a JSON string literal (quotes included); bytes that are
+ * not valid UTF-8 become \u00XX. */
 void json_write_string(FILE *f, const char *s);
 
 #endif

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "json.h"
+#include "mapdump.h"
 #include "queues.h"
 
 /* The process or queue went away between readdir and read. */
@@ -142,6 +143,7 @@ static int read_queue(const char *qdir, struct gp_queue_row *r)
 	r->v.ring_size = size;
 	r->v.state = GP_QS_ACTIVE;
 	r->v.origin = GP_ORIGIN_SYSFS;
+	r->v.ioc_type = GP_IOC_QT_UNKNOWN;	/* sysfs has the kernel type */
 	return 0;
 }
 
@@ -264,20 +266,24 @@ int gp_queues_seed_from(int map_fd, struct gp_scan_opts *so)
 	return ret < 0 ? ret : s.written;
 }
 
-int gp_queues_mark_owners(int queues_fd, int owners_fd)
+int gp_queues_index(int queues_fd, int owners_fd, int qidx_fd)
 {
-	struct gp_queue_key k, next;
-	void *prev = NULL;
+	struct gp_queue_row *rows;
+	struct gp_qidx_key ik;
 	__u8 one = 1;
-	int n = 0;
+	int n = gp_queues_collect(queues_fd, &rows);
 
-	while (!bpf_map_get_next_key(queues_fd, prev, &next)) {
-		if (bpf_map_update_elem(owners_fd, &next.pid, &one, BPF_ANY))
-			return -errno;
-		k = next;
-		prev = &k;
-		n++;
+	for (int i = 0; i < n; i++) {
+		ik.pid = rows[i].k.pid;
+		ik.queue_id = rows[i].k.queue_id;
+		if (bpf_map_update_elem(owners_fd, &ik.pid, &one, BPF_ANY) ||
+		    bpf_map_update_elem(qidx_fd, &ik, &rows[i].k.gpu_id,
+					BPF_ANY)) {
+			n = -errno;
+			break;
+		}
 	}
+	free(rows);
 	return n;
 }
 
@@ -286,13 +292,6 @@ int gp_queues_seed(int map_fd, const int *pids, int npids)
 	struct gp_scan_opts so = { .pids = pids, .npids = npids };
 
 	return gp_queues_seed_from(map_fd, &so);
-}
-
-int gp_queues_open_pinned(void)
-{
-	int fd = bpf_obj_get(GP_PIN_QUEUES);
-
-	return fd < 0 ? -errno : fd;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -318,38 +317,29 @@ void gp_queues_sort(struct gp_queue_row *rows, size_t n)
 int gp_queues_collect(int map_fd, struct gp_queue_row **rows)
 {
 	struct row_array a = {};
-	struct gp_queue_key k, cur, *prev = NULL;
-	struct gp_queue_row r;
+	struct gp_queue_key *keys;
+	struct gp_queue_val *vals;
 	size_t i, out;
-	int err;
+	int n;
 
 	*rows = NULL;
-	for (;;) {
-		err = bpf_map_get_next_key(map_fd, prev, &k);
-		if (err == -ENOENT)
-			break;
-		if (err) {
-			free(a.rows);
-			return err;
-		}
-		cur = k;
-		prev = &cur;
-		/* Deleted since listed (BPF keeps the map current): skip. */
-		if (bpf_map_lookup_elem(map_fd, &k, &r.v))
-			continue;
-		r.k = k;
+	n = gp_map_dump(map_fd, sizeof(*keys), sizeof(*vals), true,
+			(void **)&keys, (void **)&vals);
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
+		struct gp_queue_row r = { .k = keys[i], .v = vals[i] };
+
 		if (append_row(&r, &a)) {
-			free(a.rows);
-			return -ENOMEM;
-		}
-		/*
-		 * A key deleted under us makes get_next_key restart from the
-		 * first key; the duplicates this yields go below. Bound the
-		 * walk so a busy map cannot keep us here.
-		 */
-		if (a.n > 4 * GP_MAX_QUEUES)
+			n = -ENOMEM;
 			break;
+		}
 	}
+	free(keys);
+	free(vals);
+	if (n < 0) {
+		free(a.rows);
+		return n;
+	}
+	/* The per-key fallback may repeat a row: duplicates go below. */
 	gp_queues_sort(a.rows, a.n);
 	for (i = 0, out = 0; i < a.n; i++)
 		if (!out || row_cmp(&a.rows[out - 1], &a.rows[i]))
@@ -362,24 +352,17 @@ static const char *state_text(__u32 s, char *buf, size_t len)
 {
 	if (s == GP_QS_EVICTED_SUSPENDED)
 		return "evict+susp";
-	if (gp_qstate_name(s))
-		return gp_qstate_name(s);
-	snprintf(buf, len, "?%u", s);
-	return buf;
+	return names_or_num(gp_qstate_name(s), s, buf, len);
 }
 
 static const char *origin_name(__u32 o)
 {
-	return o == GP_ORIGIN_SYSFS ? "sysfs" : o == GP_ORIGIN_BPF ? "bpf" :
-	       "?";
+	return gp_origin_name(o) ? gp_origin_name(o) : "?";
 }
 
 static const char *ktype(__u32 t, char *buf, size_t len)
 {
-	if (gp_kq_type_name(t))
-		return gp_kq_type_name(t);
-	snprintf(buf, len, "?%u", t);
-	return buf;
+	return names_or_num(gp_kq_type_name(t), t, buf, len);
 }
 
 void gp_queue_row_header(FILE *f)
@@ -416,12 +399,8 @@ void gp_queue_row_json(FILE *f, const struct gp_queue_row *r)
 	json_u64(&j, "queue_type_raw", r->v.type);
 	json_u64(&j, "priority", r->v.priority);
 	json_u64(&j, "ring_size_bytes", r->v.ring_size);
-	if (gp_qstate_name(r->v.state)) {
-		json_str(&j, "state", gp_qstate_name(r->v.state));
-	} else {
-		snprintf(sb, sizeof(sb), "?%u", r->v.state);
-		json_str(&j, "state", sb);
-	}
+	json_str(&j, "state", names_or_num(gp_qstate_name(r->v.state),
+					     r->v.state, sb, sizeof(sb)));
 	json_str(&j, "origin", origin_name(r->v.origin));
 	json_u64(&j, "created_boot_ns", r->v.created_ns);
 	json_u64(&j, "changed_boot_ns", r->v.changed_ns);

@@ -30,7 +30,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "gpreempt.h"
-#include "output.h"
+#include "names.h"
+#include "outopts.h"
 
 #define GP_SYSFS_PROC "/sys/class/kfd/kfd/proc"
 
@@ -82,15 +83,27 @@ int gp_queues_scan_array(struct gp_scan_opts *so, struct gp_queue_row **rows);
 int gp_queues_seed(int map_fd, const int *pids, int npids);
 int gp_queues_seed_from(int map_fd, struct gp_scan_opts *so);
 /*
- * Add the pid of every row of queues_fd to the tracer's owners set
- * (gp_owners), after seeding: the exit hook walks the queue map only for
- * pids in it. Returns rows visited or -errno.
+ * After seeding, index every row of queues_fd as BPF does for the rows it
+ * adds: its pid into the owners set (gp_owners: the exit hook walks the
+ * queue map only for pids in it) and (pid, queue_id) -> gpu_id into
+ * gp_qidx (suspend, resume and destroy find rows by id through it).
+ * Returns rows visited or -errno.
  */
-int gp_queues_mark_owners(int queues_fd, int owners_fd);
+int gp_queues_index(int queues_fd, int owners_fd, int qidx_fd);
 
-/* fd of the pinned map (bpf_obj_get(GP_PIN_QUEUES)), or -errno
- * (-ENOENT: no tracer running). */
+/*
+ * fd of the pinned map (bpf_obj_get(GP_PIN_QUEUES)), or -errno: -ENOENT
+ * no tracer running; -ESTALE the pin outlived its tracer (killed with
+ * SIGKILL: no BPF program updates the map any more, its rows are old).
+ */
 int gp_queues_open_pinned(void);
+int gp_queues_open_pinned_at(const char *path);
+/*
+ * 1 if a loaded BPF program uses the map (a tracer keeps it current), 0
+ * if none does, -errno. Listing programs needs CAP_SYS_ADMIN; without it
+ * the answer is 1 (cannot tell, so trusted).
+ */
+int gp_map_in_use(int map_fd);
 
 /* All rows of a map, sorted by (pid, gpu_id, queue_id); count or -errno. */
 int gp_queues_collect(int map_fd, struct gp_queue_row **rows);

@@ -43,9 +43,6 @@ const struct gp_hook gp_hooks[] = {
 };
 const int gp_nhooks = sizeof(gp_hooks) / sizeof(gp_hooks[0]);
 
-/* From /proc/kallsyms: how often each hook's name occurs, and in amdgpu. */
-static int ksym_total[sizeof(gp_hooks) / sizeof(gp_hooks[0])];
-static int ksym_amdgpu[sizeof(gp_hooks) / sizeof(gp_hooks[0])];
 
 const char *gp_how_name(enum gp_how how)
 {
@@ -59,38 +56,47 @@ const char *gp_how_name(enum gp_how how)
 	}
 }
 
-static void read_kallsyms(struct gp_attach *a)
+void gp_kallsyms_scan(FILE *f, const struct gp_hook *hooks, int n,
+		      int *total, int *amdgpu)
 {
 	char line[512], name[256], mod[64];
+	bool first[256] = {};
+
+	/* Cheap reject on the first byte, from the table itself. */
+	for (int i = 0; i < n; i++)
+		first[(unsigned char)hooks[i].func[0]] = true;
+	while (fgets(line, sizeof(line), f)) {
+		char type;
+		int got;
+
+		mod[0] = '\0';
+		got = sscanf(line, "%*s %c %255s [%63[^]]]", &type, name, mod);
+		if (got < 2 || (type != 't' && type != 'T') ||
+		    !first[(unsigned char)name[0]])
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (strcmp(name, hooks[i].func))
+				continue;
+			total[i]++;
+			if (!strcmp(mod, MOD))
+				amdgpu[i]++;
+		}
+	}
+}
+
+static void read_kallsyms(struct gp_attach *a)
+{
 	FILE *f;
 
 	if (a->kallsyms_read)
 		return;
 	a->kallsyms_read = true;
-	f = fopen("/proc/kallsyms", "re");
+	f = fopen(a->kallsyms_path ? a->kallsyms_path : "/proc/kallsyms",
+		  "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type;
-		int n;
-
-		mod[0] = '\0';
-		n = sscanf(line, "%*s %c %255s [%63[^]]]", &type, name, mod);
-		if (n < 2 || (type != 't' && type != 'T'))
-			continue;
-		/* Only names we look for: cheap reject on the first byte. */
-		if (name[0] != 'k' && name[0] != 'e' && name[0] != 'r' &&
-		    name[0] != 's' && name[0] != 'p' && name[0] != 'a' &&
-		    name[0] != 'm')
-			continue;
-		for (int i = 0; i < gp_nhooks; i++) {
-			if (strcmp(name, gp_hooks[i].func))
-				continue;
-			ksym_total[i]++;
-			if (!strcmp(mod, MOD))
-				ksym_amdgpu[i]++;
-		}
-	}
+	gp_kallsyms_scan(f, gp_hooks, gp_nhooks, a->ksym_total,
+			 a->ksym_amdgpu);
 	fclose(f);
 }
 
@@ -145,7 +151,7 @@ static void plan_kprobe(struct gp_attach *a, int i, const char *why)
 	const char *fn = gp_hooks[i].func;
 
 	read_kallsyms(a);
-	if (!ksym_amdgpu[i]) {
+	if (!a->ksym_amdgpu[i]) {
 		p->how = GP_HOW_ABSENT;
 		p->why = gp_hooks[i].flags & GP_HOOK_DEBUG ?
 			 "not in this kernel (KFD debug API needs 6.5+)" :
@@ -155,18 +161,28 @@ static void plan_kprobe(struct gp_attach *a, int i, const char *why)
 	p->how = GP_HOW_KPROBE;
 	p->why = why;
 	/* Another symbol of that name elsewhere: qualify with the module. */
-	if (ksym_total[i] > 1)
+	if (a->ksym_total[i] > 1)
 		snprintf(p->target, sizeof(p->target), "%s:%s", MOD, fn);
 	else
 		snprintf(p->target, sizeof(p->target), "%s", fn);
 }
 
+void gp_plan_refused(struct gp_attach *a, int i, int err)
+{
+	struct gp_plan *p = &a->plan[i];
+
+	snprintf(p->why_buf, sizeof(p->why_buf),
+		 "fentry refused by the kernel: %s", strerror(-err));
+	plan_kprobe(a, i, p->why_buf);
+}
+
 int gp_attach_plan(struct gp_attach *a, bool force_kprobes, bool reduced)
 {
-	static char fentry_why[128];
+	const char *ksyms = a->kallsyms_path;
 	int trial_err = 0;
 
 	memset(a, 0, sizeof(*a));
+	a->kallsyms_path = ksyms;
 	a->mod_btf_fd = -1;
 	a->force_kprobes = force_kprobes;
 	a->reduced_forced = reduced;
@@ -184,8 +200,6 @@ int gp_attach_plan(struct gp_attach *a, bool force_kprobes, bool reduced)
 	a->vmlinux_btf = btf__load_vmlinux_btf();
 	if (a->vmlinux_btf && !access(MOD_BTF, R_OK))
 		a->mod_btf = btf__parse_split(MOD_BTF, a->vmlinux_btf);
-	if (!a->mod_btf)
-		a->mod_btf = NULL;	/* libbpf may return an ERR_PTR */
 	a->module_btf = a->mod_btf != NULL;
 	a->reduced = reduced || !a->module_btf;
 	if (a->module_btf && !a->reduced && !force_kprobes)
@@ -224,10 +238,7 @@ int gp_attach_plan(struct gp_attach *a, bool force_kprobes, bool reduced)
 		trial_err = a->mod_btf_fd < 0 ? -ENOENT :
 			    fentry_trial(a, id);
 		if (trial_err) {
-			snprintf(fentry_why, sizeof(fentry_why),
-				 "fentry refused by the kernel: %s",
-				 strerror(-trial_err));
-			plan_kprobe(a, i, fentry_why);
+			gp_plan_refused(a, i, trial_err);
 			continue;
 		}
 		/*
@@ -270,10 +281,7 @@ static void prefixes(const struct gp_attach *a, int i, const char **in,
 	if (a->plan[i].how == GP_HOW_FENTRY) {
 		*in = "fe_";
 		*out = "fx_";
-	} else if (a->reduced) {
-		*in = "rk_";
-		*out = "rr_";
-	} else {
+	} else {		/* kprobes, and the reduced mode */
 		*in = "kp_";
 		*out = "kr_";
 	}

@@ -4,7 +4,8 @@
  * module BTF and the kernel accepts a trampoline on the function, else
  * kprobe/kretprobe when the symbol is in kallsyms, else absent (skipped,
  * with one line saying why). Reduced mode uses only the UAPI-only kprobe
- * set. The probe object names its programs fe_/fx_/kp_/kr_/rk_/rr_<stem>.
+ * set. The probe object names its programs fe_/fx_/kp_/kr_<stem>; in reduced mode
+ * only the ioctl hooks' kp_/kr_ programs, which need no amdgpu BTF.
  *
  *	gp_attach_plan(&a, force_kprobes, reduced);	before open
  *	gp_attach_prepare(&a, obj);			after open
@@ -49,6 +50,7 @@ struct gp_plan {
 	const char *why;	/* why absent, or why kprobe and not fentry */
 	bool attached;		/* all its programs attached */
 	int err;		/* attach error, if not */
+	char why_buf[96];	/* this hook's own reason, when built */
 };
 
 struct gp_attach {
@@ -58,7 +60,13 @@ struct gp_attach {
 	bool reduced_forced;
 	bool force_kprobes;
 	bool kallsyms_read;
+	const char *kallsyms_path;	/* NULL: /proc/kallsyms (tests set it,
+					 * before gp_attach_plan) */
+	int ksym_total[32];	/* per hook: symbols of that name */
+	int ksym_amdgpu[32];	/* ... of them in amdgpu */
 	bool exit_attached;	/* sched_process_exit cleanup */
+	int fentry_load_err;	/* the fentry load failed (-errno) and every
+				 * hook was demoted to a kprobe; 0: no */
 	struct btf *vmlinux_btf;
 	struct btf *mod_btf;
 	int mod_btf_fd;		/* for the fentry probe loads */
@@ -68,7 +76,10 @@ struct gp_attach {
 	int attached;		/* hooks fully attached */
 };
 
-/* Looks at the kernel (BTF, kallsyms once, trial fentry loads). */
+/*
+ * Looks at the kernel (BTF, kallsyms once, trial fentry loads). libbpf >=
+ * 1.0 returns NULL (never an ERR_PTR) when BTF cannot be read.
+ */
 int gp_attach_plan(struct gp_attach *a, bool force_kprobes, bool reduced);
 /* Autoload and attach targets of every program, before load. */
 void gp_attach_prepare(struct gp_attach *a, struct bpf_object *obj);
@@ -80,6 +91,12 @@ void gp_attach_demote(struct gp_attach *a, const char *why);
 void gp_attach_report(const struct gp_attach *a, FILE *f, bool json,
 		      bool after_attach);
 const char *gp_how_name(enum gp_how how);
+/* Hook i takes a kprobe because its fentry trial load failed with err. */
+void gp_plan_refused(struct gp_attach *a, int i, int err);
+/* Count each hook's name among f's text symbols (kallsyms format), and
+ * those of them in amdgpu; total and amdgpu have n entries. */
+void gp_kallsyms_scan(FILE *f, const struct gp_hook *hooks, int n,
+		      int *total, int *amdgpu);
 void gp_attach_fini(struct gp_attach *a);
 
 #endif

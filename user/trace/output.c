@@ -8,54 +8,6 @@
 #include "output.h"
 #include "util.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define NAME(tab, i) ((i) < ARRAY_SIZE(tab) ? (tab)[i] : NULL)
-
-/* Short, at most 8 characters: they are the OP column. */
-static const char *const op_names[] = {
-	[GP_OP_CREATE] = "create",
-	[GP_OP_DESTROY] = "destroy",
-	[GP_OP_QUEUE_ADD] = "q_add",
-	[GP_OP_QUEUE_DEL] = "q_del",
-	[GP_OP_EVICT] = "evict",
-	[GP_OP_RESTORE] = "restore",
-	[GP_OP_PROC_EVICT] = "p_evict",
-	[GP_OP_DBG_TRAP] = "dbg_trap",
-	[GP_OP_SUSPEND] = "suspend",
-	[GP_OP_RESUME] = "resume",
-	[GP_OP_HW_UNMAP] = "hw_unmap",
-	[GP_OP_HW_FENCE] = "hw_fence",
-	[GP_OP_MES_REMOVE] = "mes_rm",
-	[GP_OP_MES_ADD] = "mes_add",
-	[GP_OP_EXIT] = "exit",
-};
-
-/* KFD_IOC_QUEUE_TYPE_* (the CREATE_QUEUE argument). */
-static const char *const ioc_qtypes[] = {
-	"compute", "sdma", "compute_aql", "sdma_xgmi", "sdma_by_eng_id",
-};
-
-/* enum kfd_queue_type (struct queue, sysfs "type"). */
-static const char *const kq_types[] = {
-	"compute", "sdma", "hiq", "diq", "sdma_xgmi", "sdma_by_eng_id",
-};
-
-/* enum kfd_dbg_trap_operations; JSON names, then the text ones. */
-static const char *const dbg_ops[] = {
-	"enable", "disable", "send_runtime_event", "set_exceptions_enabled",
-	"set_wave_launch_override", "set_wave_launch_mode", "suspend_queues",
-	"resume_queues", "set_node_address_watch", "clear_node_address_watch",
-	"set_flags", "query_debug_event", "query_exception_info",
-	"get_queue_snapshot", "get_device_snapshot",
-};
-
-/* At most 7 characters: the text DETAIL column is narrow. */
-static const char *const dbg_ops_short[] = {
-	"enable", "disable", "rt_ev", "set_exc", "wv_ovr", "wv_mode",
-	"suspend", "resume", "set_wp", "clr_wp", "flags", "qry_ev",
-	"qry_exc", "q_snap", "d_snap",
-};
-
 /* Queue type names shortened for the text DETAIL column. */
 static const char *qtype_short(const char *name)
 {
@@ -70,134 +22,48 @@ static const char *qtype_short(const char *name)
 	return name;
 }
 
-/* enum KFD_QUEUE_EVICTION_TRIGGERS. */
-static const char *const triggers[] = {
-	"svm", "userptr", "ttm", "suspend", "criu_checkpoint", "criu_restore",
-};
-
-static const char *const qstates[] = {
-	[GP_QS_ACTIVE] = "active",
-	[GP_QS_EVICTED] = "evicted",
-	[GP_QS_SUSPENDED] = "suspended",
-	[GP_QS_EVICTED_SUSPENDED] = "evicted_suspended",
-};
-
-const char *gp_op_name(__u32 op)
-{
-	return NAME(op_names, op);
-}
-
-const char *gp_ioc_queue_type_name(__u32 t)
-{
-	return NAME(ioc_qtypes, t);
-}
-
-const char *gp_kq_type_name(__u32 t)
-{
-	return NAME(kq_types, t);
-}
-
-const char *gp_dbg_op_name(__u32 op)
-{
-	return NAME(dbg_ops, op);
-}
-
-const char *gp_trigger_name(__u32 trigger)
-{
-	return NAME(triggers, trigger);
-}
-
-const char *gp_qstate_name(__u32 state)
-{
-	return NAME(qstates, state);
-}
-
-const char *gp_errno_name(int err)
-{
-	if (err < 0)
-		err = -err;
-	return err ? strerrorname_np(err) : NULL;
-}
-
-uint64_t gp_unit_ns(enum gp_unit u)
-{
-	switch (u) {
-	case GP_UNIT_MSEC:
-		return NSEC_PER_MSEC;
-	case GP_UNIT_USEC:
-		return NSEC_PER_USEC;
-	default:
-		return 1;
-	}
-}
-
-const char *gp_unit_label(enum gp_unit u)
-{
-	switch (u) {
-	case GP_UNIT_MSEC:
-		return "msecs";
-	case GP_UNIT_USEC:
-		return "usecs";
-	default:
-		return "nsecs";
-	}
-}
-
-const char *gp_unit_short(enum gp_unit u)
-{
-	switch (u) {
-	case GP_UNIT_MSEC:
-		return "ms";
-	case GP_UNIT_USEC:
-		return "us";
-	default:
-		return "ns";
-	}
-}
-
-/* "name" or "?<n>" into buf. */
-static const char *or_num(const char *name, __u32 n, char *buf, size_t len)
-{
-	if (name)
-		return name;
-	snprintf(buf, len, "?%u", n);
-	return buf;
-}
-
 static bool instant(__u32 op)
 {
 	return op == GP_OP_QUEUE_ADD || op == GP_OP_QUEUE_DEL ||
 	       op == GP_OP_EXIT;
 }
 
-char *gp_fmt_size(char *buf, size_t len, uint64_t v)
+/* A duration in the LAT column's unit, without the unit. */
+static int fmt_in_unit(char *buf, size_t len, __u64 ns, enum gp_unit u)
 {
-	if (v && !(v % (1ULL << 20)))
-		snprintf(buf, len, "%" PRIu64 "M", v >> 20);
-	else if (v && !(v % 1024))
-		snprintf(buf, len, "%" PRIu64 "K", v >> 10);
-	else
-		snprintf(buf, len, "%" PRIu64, v);
-	return buf;
+	switch (u) {
+	case GP_UNIT_MSEC:
+		return snprintf(buf, len, "%.3f", ns / 1e6);
+	case GP_UNIT_USEC:
+		return snprintf(buf, len, "%.1f", ns / 1e3);
+	default:
+		return snprintf(buf, len, "%llu", (unsigned long long)ns);
+	}
 }
 
 static void fmt_lat(char *buf, size_t len, const struct gp_event *e,
 		    enum gp_unit u)
 {
-	if (instant(e->op)) {
+	if (instant(e->op))
 		snprintf(buf, len, "-");
-		return;
-	}
-	switch (u) {
-	case GP_UNIT_MSEC:
-		snprintf(buf, len, "%.3f", e->duration_ns / 1e6);
-		break;
-	case GP_UNIT_USEC:
-		snprintf(buf, len, "%.1f", e->duration_ns / 1e3);
-		break;
-	default:
-		snprintf(buf, len, "%llu", (unsigned long long)e->duration_ns);
-		break;
+	else
+		fmt_in_unit(buf, len, e->duration_ns, u);
+}
+
+/* " hw_unmap 12.3 hw_fence 40.1": the phases seen, in the LAT unit. */
+static void fmt_phases(char *buf, size_t len, const struct gp_event *e,
+		       enum gp_unit u)
+{
+	size_t off = strlen(buf);
+
+	for (__u32 ph = 0; ph < GP_PHASE_MAX && off < len; ph++) {
+		if (!e->susp.phase_ns[ph])
+			continue;
+		off += snprintf(buf + off, len - off, " %s ",
+				gp_phase_name(ph));
+		if (off < len)
+			off += fmt_in_unit(buf + off, len - off,
+					   e->susp.phase_ns[ph], u);
 	}
 }
 
@@ -212,7 +78,8 @@ static void fmt_ret(char *buf, size_t len, int ret)
 }
 
 /* The short op-specific column; see output.h. */
-static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
+static void fmt_detail(char *buf, size_t len, const struct gp_event *e,
+		       enum gp_unit u)
 {
 	char n[24], sz[24];
 	const char *t;
@@ -221,16 +88,16 @@ static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
 	switch (e->op) {
 	case GP_OP_CREATE:
 		gp_fmt_size(sz, sizeof(sz), e->queue.ring_size);
-		t = qtype_short(gp_ioc_queue_type_name(e->queue.type));
+		t = qtype_short(names_ioc_queue_type(e->queue.type));
 		snprintf(buf, len, "%s p%u %s",
-			 or_num(t, e->queue.type, n, sizeof(n)),
+			 names_or_num(t, e->queue.type, n, sizeof(n)),
 			 e->queue.priority, sz);
 		break;
 	case GP_OP_QUEUE_ADD:
 	case GP_OP_QUEUE_DEL:
 		t = qtype_short(gp_kq_type_name(e->queue.type));
 		snprintf(buf, len, "%s p%u",
-			 or_num(t, e->queue.type, n, sizeof(n)),
+			 names_or_num(t, e->queue.type, n, sizeof(n)),
 			 e->queue.priority);
 		break;
 	case GP_OP_EVICT:
@@ -243,19 +110,21 @@ static void fmt_detail(char *buf, size_t len, const struct gp_event *e)
 		if (t && !strncmp(t, "criu_", 5))	/* fit the column */
 			t = e->evict.trigger == 4 ? "criu_ckpt" : "criu_rstr";
 		snprintf(buf, len, "%s",
-			 or_num(t, e->evict.trigger, n, sizeof(n)));
+			 names_or_num(t, e->evict.trigger, n, sizeof(n)));
 		break;
 	case GP_OP_DBG_TRAP:
 		snprintf(buf, len, "%s >%u",
-			 or_num(NAME(dbg_ops_short, e->dbg.dbg_op),
+			 names_or_num(gp_dbg_op_short(e->dbg.dbg_op),
 				e->dbg.dbg_op, n, sizeof(n)), e->target_pid);
 		break;
 	case GP_OP_SUSPEND:
 		snprintf(buf, len, "%u/%u g%u", e->susp.done,
 			 e->susp.num_queues, e->susp.grace_period);
+		fmt_phases(buf, len, e, u);
 		break;
 	case GP_OP_RESUME:
 		snprintf(buf, len, "%u/%u", e->susp.done, e->susp.num_queues);
+		fmt_phases(buf, len, e, u);
 		break;
 	case GP_OP_HW_UNMAP:
 		snprintf(buf, len, "f%u %u%s", e->hw.filter, e->hw.filter_param,
@@ -294,7 +163,7 @@ void gp_out_header(FILE *f, const struct gp_out_opts *o)
 	snprintf(lat, sizeof(lat), "LAT(%s)", gp_unit_short(o->unit));
 	if (o->timestamp)
 		fprintf(f, "%-8s ", "TIME");
-	fprintf(f, "%-8s %-6s %-5s %-6s %-10s %5s %3s %-6s %7s %s\n", "OP",
+	fprintf(f, "%-8s %-7s %-7s %-7s %-15s %10s %4s %-6s %8s %s\n", "OP",
 		"PID", "NSPID", "CGROUP", "COMM", "GPU", "QID", "RET", lat,
 		"DETAIL");
 }
@@ -314,13 +183,13 @@ void gp_out_event_text(FILE *f, const struct gp_event *e,
 		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
 		fprintf(f, "%-8s ", ts);
 	}
-	memcpy(comm, e->comm, GP_COMM_LEN);
-	comm[GP_COMM_LEN] = '\0';
+	/* A comm is the process's choice: no escape sequences to a tty. */
+	gp_text_safe(comm, sizeof(comm), e->comm, GP_COMM_LEN);
 	fmt_ret(ret, sizeof(ret), e->ret);
 	fmt_lat(lat, sizeof(lat), e, o->unit);
-	fmt_detail(detail, sizeof(detail), e);
-	fprintf(f, "%-8s %-6u %-5u %-6llu %-10.10s %5u %3u %-6s %7s%s%s\n",
-		or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
+	fmt_detail(detail, sizeof(detail), e, o->unit);
+	fprintf(f, "%-8s %-7u %-7u %-7llu %-15.15s %10u %4u %-6s %8s%s%s\n",
+		names_or_num(gp_op_name(e->op), e->op, op, sizeof(op)), e->pid,
 		e->ns_pid, (unsigned long long)e->cgroup_id, comm, e->gpu_id,
 		e->queue_id, ret, lat, detail[0] ? " " : "", detail);
 }
@@ -330,7 +199,7 @@ static void json_name(struct json *j, const char *key, const char *raw_key,
 {
 	char n[16];
 
-	json_str(j, key, or_num(name, raw, n, sizeof(n)));
+	json_str(j, key, names_or_num(name, raw, n, sizeof(n)));
 	json_u64(j, raw_key, raw);
 }
 
@@ -343,7 +212,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	comm[GP_COMM_LEN] = '\0';
 	json_begin(&j, f);
 	json_str(&j, "type", "event");
-	json_str(&j, "op", or_num(gp_op_name(e->op), e->op, n, sizeof(n)));
+	json_str(&j, "op", names_or_num(gp_op_name(e->op), e->op, n, sizeof(n)));
 	json_u64(&j, "ts_boot_ns", e->ts_ns);
 	json_u64(&j, "duration_ns", e->duration_ns);
 	json_u64(&j, "pid", e->pid);
@@ -355,7 +224,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	json_u64(&j, "queue_id", e->queue_id);
 	json_s64(&j, "ret", e->ret);
 	if (e->ret < 0)
-		json_str(&j, "errno_name", or_num(gp_errno_name(e->ret),
+		json_str(&j, "errno_name", names_or_num(gp_errno_name(e->ret),
 						  -e->ret, n, sizeof(n)));
 	json_u64(&j, "pasid", e->pasid);
 	json_bool(&j, "reduced", e->flags & GP_EVF_REDUCED);
@@ -367,7 +236,7 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 	case GP_OP_QUEUE_DEL:
 		json_name(&j, "queue_type", "queue_type_raw",
 			  e->op == GP_OP_CREATE ?
-			  gp_ioc_queue_type_name(e->queue.type) :
+			  names_ioc_queue_type(e->queue.type) :
 			  gp_kq_type_name(e->queue.type), e->queue.type);
 		json_u64(&j, "priority", e->queue.priority);
 		json_u64(&j, "percentage", e->queue.percentage);
@@ -398,6 +267,13 @@ void gp_out_event_json(FILE *f, const struct gp_event *e)
 		if (e->op == GP_OP_SUSPEND)
 			json_u64(&j, "grace_period_kcycles",
 				 e->susp.grace_period);
+		for (__u32 ph = 0; ph < GP_PHASE_MAX; ph++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "phase_%s_ns",
+				 gp_phase_name(ph));
+			json_u64(&j, key, e->susp.phase_ns[ph]);
+		}
 		break;
 	case GP_OP_HW_UNMAP:
 		json_u64(&j, "target_pid", e->target_pid);
@@ -427,6 +303,69 @@ void gp_out_event(FILE *f, const struct gp_event *e,
 		gp_out_event_json(f, e);
 	else
 		gp_out_event_text(f, e, o);
+}
+
+bool gp_out_wanted(const struct gp_event *e, const struct gp_out_opts *o)
+{
+	/* enum kfd_dbg_trap_operations: SUSPEND_QUEUES 6, RESUME_QUEUES 7 */
+	return o->json || o->all_dbg || e->op != GP_OP_DBG_TRAP ||
+	       e->dbg.dbg_op == 6 || e->dbg.dbg_op == 7;
+}
+
+void gp_out_counts(FILE *f, const struct gp_count *c,
+		   const struct gp_out_opts *o)
+{
+	char n[NAMES_NUM_LEN];
+	bool any = false;
+	struct json j;
+
+	for (__u32 op = 0; op < GP_OP_MAX; op++) {
+		const char *name;
+
+		if (!c[op].count)
+			continue;
+		name = names_or_num(gp_op_name(op), op, n, sizeof(n));
+		if (o->json) {
+			json_begin(&j, f);
+			json_str(&j, "type", "count");
+			json_str(&j, "op", name);
+			json_u64(&j, "count", c[op].count);
+			json_u64(&j, "failed", c[op].failed);
+			json_end_batched(&j);
+			continue;
+		}
+		if (!any)
+			fprintf(f, "\n%-8s %8s %8s\n", "OP", "COUNT", "FAILED");
+		fprintf(f, "%-8s %8llu %8llu\n", name,
+			(unsigned long long)c[op].count,
+			(unsigned long long)c[op].failed);
+		any = true;
+	}
+	if (!any && !o->json)
+		fprintf(f, "\nNo KFD events counted.\n");
+}
+
+void gp_out_full(FILE *f, uint64_t hist_samples, uint64_t queues,
+		 const struct gp_out_opts *o)
+{
+	struct json j;
+
+	if (!hist_samples && !queues)
+		return;
+	if (o->json) {
+		json_begin(&j, f);
+		json_str(&j, "type", "map_full");
+		json_u64(&j, "hist_samples", hist_samples);
+		json_u64(&j, "queues", queues);
+		json_end(&j);
+		return;
+	}
+	if (hist_samples)
+		fprintf(f, "%" PRIu64 " histogram samples dropped (gp_hists "
+			"full)\n", hist_samples);
+	if (queues)
+		fprintf(f, "%" PRIu64 " queues not tracked (gp_queues full)\n",
+			queues);
 }
 
 void gp_out_lost(FILE *f, uint64_t lost, const struct gp_out_opts *o)

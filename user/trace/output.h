@@ -4,17 +4,20 @@
  * one-line text form of an event, and its NDJSON form. Pure formatting
  * (no BPF, no clocks unless asked), so every byte is L0-tested.
  *
- * Text (header printed once by gp_out_header), under 80 columns for the
- * usual values without -T; -T prepends "HH:MM:SS " (wall clock):
- *   OP       PID    NSPID CGROUP COMM         GPU QID RET    LAT(us) DETAIL
- *   create   4242   7     5012   python3    51157   2 0         41.5 aql p7 4K
- * COMM is cut to 10 characters (JSON has all 15). LAT is in the unit of
+ * Text (header printed once by gp_out_header): columns wide enough for
+ * the widest values (a 10-digit GPU id: CREATE_QUEUE's gpu_id is what the
+ * caller passed; a 15-character comm, control characters shown as '?'),
+ * so a line stays within 100 columns; -T prepends "HH:MM:SS ":
+ *   OP       PID     NSPID   CGROUP  COMM                   GPU  QID RET
+ *   create   4242    7       5012    python3              51157    2 0
+ *   (then LAT(us) "    41.5" and DETAIL "aql p7 4K"). LAT is in the unit of
  * -m/-u (default usecs), "-" for instant events (q_add, q_del, exit).
  * RET is the errno name when negative. DETAIL by op: create
  * "<ioctl type> p<prio> <ring>", q_add/q_del "<kernel type> p<prio>",
  * evict/restore "evicted <before>-><after>", p_evict "<trigger>" (CRIU
  * ones cut to criu_ckpt, criu_rstr), dbg_trap "<dbg op> ><target pid>",
- * suspend "<done>/<asked> g<grace>", resume "<done>/<asked>", hw_unmap
+ * suspend "<done>/<asked> g<grace>", resume "<done>/<asked>", both
+ * followed by the phases seen (" hw_unmap <lat> hw_fence <lat>"), hw_unmap
  * "f<filter> <param>[ reset]", hw_fence "<timeout>ms", exit "<n> rows"
  * (map rows dropped).
  *
@@ -34,7 +37,10 @@
  *   dbg_trap:        "dbg_op":"suspend_queues","dbg_op_raw":6,
  *                    "target_pid":N,"debugger_pid":N
  *   suspend, resume: "target_pid":N,"queues_asked":N,"queues_done":N,
- *                    "grace_period_kcycles":N (suspend only)
+ *                    "grace_period_kcycles":N (suspend only),
+ *                    "phase_hw_unmap_ns":N,"phase_hw_fence_ns":N,
+ *                    "phase_mes_rm_ns":N,"phase_mes_add_ns":N (time in
+ *                    each hardware step inside it, same thread; 0: none)
  *   hw_unmap:        "target_pid":N,"filter":N,"filter_param":N,
  *                    "reset":bool
  *   hw_fence:        "target_pid":N,"timeout_ms":N
@@ -55,50 +61,18 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "gpreempt.h"
+#include "names.h"
+#include "outopts.h"
 
-/* Unit of the LAT column and histograms (-m / -u; the tool's default,
- * usecs, is set by the loader; 0 is raw nsecs). */
-enum gp_unit {
-	GP_UNIT_NSEC = 0,	/* what BPF measures */
-	GP_UNIT_USEC,
-	GP_UNIT_MSEC,
-};
-
-struct gp_out_opts {
-	bool json;
-	bool timestamp;		/* -T: TIME column (wall clock HH:MM:SS) */
-	/*
-	 * LAT column and histograms (-m/-u). Histogram slots must have been
-	 * bucketed in this same unit: the loader sets the BPF rodata
-	 * gp_hist_unit_ns = gp_unit_ns(unit) before load (see hist.h).
-	 */
-	enum gp_unit unit;
-	/*
-	 * CLOCK_REALTIME - CLOCK_BOOTTIME in ns, to turn ts_ns into a wall
-	 * time for -T. 0: computed on first use. Tests set it (with TZ=UTC)
-	 * so the output is reproducible.
-	 */
-	int64_t boot_to_real_ns;
-};
-
-/* ns per unit (1, 1000, 1000000) and its label ("nsecs", "usecs", ..). */
-uint64_t gp_unit_ns(enum gp_unit u);
-const char *gp_unit_label(enum gp_unit u);
-/* Short label for column headers: "ns", "us", "ms". */
-const char *gp_unit_short(enum gp_unit u);
-
-/* Names; NULL when the number is unknown (callers print "?<n>"). */
-const char *gp_op_name(__u32 op);		/* "create", "suspend" */
-const char *gp_ioc_queue_type_name(__u32 t);	/* KFD_IOC_QUEUE_TYPE_* */
-const char *gp_kq_type_name(__u32 t);		/* enum kfd_queue_type */
-const char *gp_dbg_op_name(__u32 op);		/* "suspend_queues" */
-const char *gp_trigger_name(__u32 trigger);	/* "ttm", "criu_restore" */
-const char *gp_qstate_name(__u32 state);	/* "active", "evicted" */
-/* "EINVAL" for 22 or -22; NULL if unknown. */
-const char *gp_errno_name(int err);
-
-/* Ring sizes are powers of two in practice: 4096 -> "4K", 2^20 -> "1M". */
-char *gp_fmt_size(char *buf, size_t len, uint64_t bytes);
+/* Is this event printed? (text: see gp_out_opts.all_dbg; JSON: all) */
+bool gp_out_wanted(const struct gp_event *e, const struct gp_out_opts *o);
+/*
+ * Per-op counts (summary mode), ops with a count only. Text: a blank
+ * line, "OP COUNT FAILED" and one row per op ("No KFD events counted."
+ * if none); JSON: {"type":"count","op":"create","count":N,"failed":N}.
+ */
+void gp_out_counts(FILE *f, const struct gp_count *counts,
+		   const struct gp_out_opts *o);
 
 /* Column header line (text mode only; nothing in JSON mode). */
 void gp_out_header(FILE *f, const struct gp_out_opts *o);
@@ -110,5 +84,12 @@ void gp_out_event_text(FILE *f, const struct gp_event *e,
 void gp_out_event_json(FILE *f, const struct gp_event *e);
 /* "N events lost" (text: only if N > 0; JSON: always one object). */
 void gp_out_lost(FILE *f, uint64_t lost, const struct gp_out_opts *o);
+/*
+ * Full BPF maps, only when something was dropped: text "N histogram
+ * samples dropped (gp_hists full)" / "N queues not tracked (gp_queues
+ * full)"; JSON {"type":"map_full","hist_samples":N,"queues":N}.
+ */
+void gp_out_full(FILE *f, uint64_t hist_samples, uint64_t queues,
+		 const struct gp_out_opts *o);
 
 #endif

@@ -8,29 +8,26 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "gpreempt.h"
-#include "gpreempt.skel.h"
 #include "attach.h"
 #include "exitcodes.h"
 #include "hist.h"
 #include "output.h"
+#include "probe.h"
 #include "queues.h"
 #include "util.h"
 
 #define MAX_PIDS 64
-#define BPF_FS_MAGIC_GP 0xcafe4a11
 
 static struct env {
 	int pids[MAX_PIDS];
@@ -44,6 +41,8 @@ static struct env {
 	bool check;
 	bool verbose;
 	bool no_pin;
+	bool summary;
+	bool all_dbg;
 	enum gp_unit unit;
 	const char *ready_file;
 } env = { .unit = GP_UNIT_USEC };
@@ -56,17 +55,23 @@ static const char doc[] =
 "suspend/resume; keep a live PID -> queue map; print latency histograms.\n"
 "\n"
 "USAGE: gpreempt-trace [-p PID]... [-d DURATION] [-i INTERVAL] [-T] [-m|-u]\n"
-"                      [-j] [-k | --reduced] [--check] [-v]\n"
+"                      [-j] [-s] [--all-dbg] [-k | --reduced] [--check] [-v]\n"
 "\n"
 "EXAMPLES:\n"
 "    gpreempt-trace               # trace all KFD processes until Ctrl-C\n"
 "    gpreempt-trace -p 1234 -p 99 # only these host pids (owner or target)\n"
 "    gpreempt-trace -d 10s -m     # 10 seconds, histograms in ms\n"
 "    gpreempt-trace -i 5s         # print the queue map every 5 seconds\n"
+"    gpreempt-trace -s -i 10s     # summary: counts and histograms kept in\n"
+"                                 # the kernel, printed every 10 s, no\n"
+"                                 # per-event output (lowest overhead)\n"
 "    gpreempt-trace -j            # NDJSON: events, map rows, histograms\n"
 "    gpreempt-trace -k            # kprobes instead of fentry\n"
 "    gpreempt-trace --reduced     # UAPI arguments only (no amdgpu BTF)\n"
 "    gpreempt-trace --check       # what attaches on this kernel, and why\n"
+"\n"
+"Text mode prints debug-trap calls other than SUSPEND_QUEUES/RESUME_QUEUES\n"
+"(the protocol around them) only with --all-dbg; -j prints every event.\n"
 "\n"
 "Exit: 0 ok, 2 bad usage, 3 not root/no CAP_BPF+CAP_PERFMON, 4 no /dev/kfd,\n"
 "5 no BPF, 6 no KFD probe could attach, 1 other errors.\n";
@@ -76,6 +81,7 @@ enum {
 	OPT_CHECK,
 	OPT_READY,
 	OPT_NO_PIN,
+	OPT_ALL_DBG,
 };
 
 static const struct argp_option opts[] = {
@@ -89,6 +95,10 @@ static const struct argp_option opts[] = {
 	{ "microseconds", 'u', NULL, 0,
 	  "Histograms in microseconds (default)", 0 },
 	{ "json", 'j', NULL, 0, "NDJSON output (explicit units)", 0 },
+	{ "summary", 's', NULL, 0, "No per-event output: per-op counts and "
+	  "histograms aggregated in the kernel (at -i and on exit)", 0 },
+	{ "all-dbg", OPT_ALL_DBG, NULL, 0, "Text: print every debug-trap "
+	  "call, not only SUSPEND_QUEUES/RESUME_QUEUES", 0 },
 	{ "kprobes", 'k', NULL, 0, "Use kprobes, not fentry", 0 },
 	{ "reduced", OPT_REDUCED, NULL, 0,
 	  "Reduced mode: read only the ioctl arguments (no amdgpu BTF)", 0 },
@@ -137,6 +147,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'k':
 		env.kprobes = true;
+		break;
+	case 's':
+		env.summary = true;
+		break;
+	case OPT_ALL_DBG:
+		env.all_dbg = true;
 		break;
 	case OPT_REDUCED:
 		env.reduced = true;
@@ -208,39 +224,6 @@ static bool bpf_available(void)
 	return true;
 }
 
-/* bpffs at GP_PIN_DIR's parent, mounting it if nobody did. */
-static int pin_queues(struct gpreempt_bpf *skel)
-{
-	struct statfs fs;
-	int err;
-
-	if (statfs("/sys/fs/bpf", &fs) || fs.f_type != BPF_FS_MAGIC_GP) {
-		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL)) {
-			fprintf(stderr, "gpreempt-trace: no bpffs at /sys/fs/bpf"
-				" and mounting one failed (%s): the queue map"
-				" is not pinned (gpreempt-ctl list will not"
-				" see it)\n", strerror(errno));
-			return -errno;
-		}
-	}
-	if (mkdir(GP_PIN_DIR, 0700) && errno != EEXIST)
-		return -errno;
-	/* A pin left by a tracer that was killed: ours replaces it. */
-	if (!access(GP_PIN_QUEUES, F_OK))
-		unlink(GP_PIN_QUEUES);
-	err = bpf_map__pin(skel->maps.gp_queues, GP_PIN_QUEUES);
-	if (err)
-		fprintf(stderr, "gpreempt-trace: cannot pin the queue map at "
-			"%s: %s\n", GP_PIN_QUEUES, strerror(-err));
-	return err;
-}
-
-static void unpin_queues(struct gpreempt_bpf *skel)
-{
-	bpf_map__unpin(skel->maps.gp_queues, GP_PIN_QUEUES);
-	rmdir(GP_PIN_DIR);
-}
-
 static int touch(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -258,90 +241,57 @@ static struct gp_out_opts out_opts(void)
 		.json = env.json,
 		.timestamp = env.timestamp,
 		.unit = env.unit,
+		.all_dbg = env.all_dbg,
 	};
 
 	return o;
 }
 
-static int on_event(void *ctx, void *data, size_t len)
+static int on_event(void *ctx, const struct gp_event *e)
 {
 	struct gp_out_opts o = out_opts();
 
-	if (len < sizeof(struct gp_event))
-		return 0;
-	gp_out_event(stdout, data, &o);
+	if (gp_out_wanted(e, &o))
+		gp_out_event(stdout, e, &o);
 	return 0;
 }
 
-static uint64_t lost_events(struct gpreempt_bpf *skel)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, *v;
-	__u32 zero = 0;
-
-	if (ncpu <= 0)
-		return 0;
-	v = calloc(ncpu, sizeof(*v));
-	if (v && !bpf_map_lookup_elem(bpf_map__fd(skel->maps.gp_lost), &zero,
-				      v))
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
-
-static void print_map(struct gpreempt_bpf *skel)
+static void print_map(struct gp_probe *p)
 {
 	struct gp_out_opts o = out_opts();
 
-	gp_queues_print(stdout, bpf_map__fd(skel->maps.gp_queues), &o);
+	gp_queues_print(stdout, gp_probe_queues_fd(p), &o);
 }
 
-static void print_final(struct gpreempt_bpf *skel)
+/* Summary mode's report: counts and histograms, all read from BPF maps. */
+static void print_summary(struct gp_probe *p)
+{
+	struct gp_out_opts o = out_opts();
+	struct gp_count c[GP_OP_MAX];
+
+	if (!gp_probe_counts(p, c))
+		gp_out_counts(stdout, c, &o);
+	gp_hists_print_pids(stdout, gp_probe_hists_fd(p), &o, env.pids,
+			    env.npids);
+}
+
+static void print_final(struct gp_probe *p)
 {
 	struct gp_out_opts o = out_opts();
 
-	print_map(skel);
-	gp_hists_print_pids(stdout, bpf_map__fd(skel->maps.gp_hists), &o,
-			    env.pids, env.npids);
-	gp_out_lost(stdout, lost_events(skel), &o);
-	fflush(stdout);
-}
+	print_map(p);
+	if (env.summary) {
+		struct gp_count c[GP_OP_MAX];
 
-/* open -> rodata -> load; one retry with kprobes if fentry fails. */
-static struct gpreempt_bpf *open_and_load(struct gp_attach *a)
-{
-	struct gpreempt_bpf *skel;
-	int err;
-
-	for (int attempt = 0; attempt < 2; attempt++) {
-		bool fentry = false;
-
-		skel = gpreempt_bpf__open();
-		if (!skel) {
-			fprintf(stderr, "gpreempt-trace: cannot open the BPF "
-				"object: %s\n", strerror(errno));
-			return NULL;
-		}
-		skel->rodata->gp_filter_pids = env.npids > 0;
-		skel->rodata->gp_evflags = a->reduced ? GP_EVF_REDUCED : 0;
-		skel->rodata->gp_hist_unit_ns = gp_unit_ns(env.unit);
-		gp_attach_prepare(a, skel->obj);
-		for (int i = 0; i < gp_nhooks; i++)
-			fentry |= a->plan[i].how == GP_HOW_FENTRY;
-		err = gpreempt_bpf__load(skel);
-		if (!err)
-			return skel;
-		gpreempt_bpf__destroy(skel);
-		if (!fentry)
-			break;
-		fprintf(stderr, "gpreempt-trace: loading with fentry failed "
-			"(%s); retrying with kprobes\n", strerror(-err));
-		gp_attach_demote(a, "fentry load failed");
+		if (!gp_probe_counts(p, c))
+			gp_out_counts(stdout, c, &o);
 	}
-	fprintf(stderr, "gpreempt-trace: cannot load the BPF programs: %s "
-		"(run with -v for the verifier log)\n", strerror(-err));
-	return NULL;
+	gp_hists_print_pids(stdout, gp_probe_hists_fd(p), &o, env.pids,
+			    env.npids);
+	gp_out_lost(stdout, gp_probe_lost(p), &o);
+	gp_out_full(stdout, gp_probe_stat(p, GP_STAT_HIST_FULL),
+		    gp_probe_stat(p, GP_STAT_QUEUES_FULL), &o);
+	fflush(stdout);
 }
 
 /* Skipped hooks, one line each (not in JSON mode: --check has them). */
@@ -370,11 +320,11 @@ int main(int argc, char **argv)
 		.parser = parse_arg,
 		.doc = doc,
 	};
-	struct gpreempt_bpf *skel = NULL;
-	struct ring_buffer *rb = NULL;
-	struct gp_attach a = {};
+	struct gp_probe_opts po = {};
+	struct gp_probe_err perr;
+	const struct gp_attach *a;
+	struct gp_probe *p = NULL;
 	uint64_t start, next_print;
-	bool pinned = false;
 	int err, ret = GP_EXIT_FAILURE;
 
 	argp_err_exit_status = GP_EXIT_USAGE;
@@ -401,67 +351,69 @@ int main(int argc, char **argv)
 		return GP_EXIT_NO_BPF;
 	}
 	libbpf_set_print(libbpf_print);
-
-	gp_attach_plan(&a, env.kprobes, env.reduced);
-	skel = open_and_load(&a);
-	if (!skel)
-		goto cleanup;
-	for (int i = 0; i < env.npids; i++) {
-		__u32 pid = env.pids[i];
-		__u8 one = 1;
-
-		bpf_map_update_elem(bpf_map__fd(skel->maps.gp_pids), &pid,
-				    &one, BPF_ANY);
+	/*
+	 * Every way a terminal session or pipeline ends us exits through
+	 * cleanup (links, pin): a closed terminal (SIGHUP), a reader that
+	 * went away (SIGPIPE ignored: the write fails, the loop ends).
+	 * SIGKILL cannot be caught: its pin is detected as stale instead.
+	 */
+	if (signal(SIGINT, on_signal) == SIG_ERR ||
+	    signal(SIGTERM, on_signal) == SIG_ERR ||
+	    signal(SIGHUP, on_signal) == SIG_ERR ||
+	    signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		fprintf(stderr, "gpreempt-trace: cannot set signal handlers\n");
+		return GP_EXIT_FAILURE;
 	}
-	gp_attach_links(&a, skel->obj);
+
+	po.kprobes = env.kprobes;
+	po.reduced = env.reduced;
+	po.pids = env.pids;
+	po.npids = env.npids;
+	po.hist_unit_ns = gp_unit_ns(env.unit);
+	po.emit = env.summary ? GP_EMIT_NONE : GP_EMIT_ALL;
+	po.no_seed = env.check;
+	po.pin_path = env.check || env.no_pin ? NULL : GP_PIN_QUEUES;
+	po.on_event = env.check || env.summary ? NULL : on_event;
+	ret = gp_probe_open(&po, &p, &perr);
+	if (ret) {
+		fprintf(stderr, "gpreempt-trace: %s\n", perr.msg);
+		return ret;
+	}
+	a = gp_probe_attach_info(p);
+	if (a->fentry_load_err)
+		fprintf(stderr, "gpreempt-trace: loading with fentry failed "
+			"(%s); using kprobes\n", strerror(-a->fentry_load_err));
 	if (env.check) {
-		gp_attach_report(&a, stdout, env.json, true);
-		ret = a.attached ? GP_EXIT_OK : GP_EXIT_NO_ATTACH;
+		gp_attach_report(a, stdout, env.json, true);
+		ret = a->attached ? GP_EXIT_OK : GP_EXIT_NO_ATTACH;
 		goto cleanup;
 	}
+	ret = GP_EXIT_FAILURE;
 	if (!env.json)
-		say_skipped(&a);
-	if (!a.attached) {
-		gp_attach_report(&a, stderr, false, true);
+		say_skipped(a);
+	if (!a->attached) {
+		gp_attach_report(a, stderr, false, true);
 		fprintf(stderr, "gpreempt-trace: no KFD probe could attach "
 			"(see above; --check explains)\n");
 		ret = GP_EXIT_NO_ATTACH;
 		goto cleanup;
 	}
-	if (a.reduced && !env.json)
+	if (perr.msg[0])
+		fprintf(stderr, "gpreempt-trace: %s\n", perr.msg);
+	if (a->reduced && !env.json)
 		fprintf(stderr, "gpreempt-trace: reduced mode (%s): ioctl "
 			"arguments only; no eviction, queue or suspend "
-			"internals\n", a.reduced_forced ? "--reduced" :
+			"internals\n", a->reduced_forced ? "--reduced" :
 			"amdgpu has no module BTF");
-
-	/* Queues that existed before us; BPF keeps the map current. */
-	gp_queues_seed(bpf_map__fd(skel->maps.gp_queues), env.pids,
-		       env.npids);
-	gp_queues_mark_owners(bpf_map__fd(skel->maps.gp_queues),
-			      bpf_map__fd(skel->maps.gp_owners));
-	if (!env.no_pin)
-		pinned = pin_queues(skel) == 0;
-
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.gp_events), on_event,
-			      NULL, NULL);
-	if (!rb) {
-		fprintf(stderr, "gpreempt-trace: ring buffer: %s\n",
-			strerror(errno));
-		goto cleanup;
-	}
-	if (signal(SIGINT, on_signal) == SIG_ERR ||
-	    signal(SIGTERM, on_signal) == SIG_ERR) {
-		fprintf(stderr, "gpreempt-trace: cannot set signal handlers\n");
-		goto cleanup;
-	}
 	if (!env.json)
 		fprintf(stderr, "Tracing KFD queues (%d hooks, %s). Hit Ctrl-C"
-			" to end.\n", a.attached, a.reduced ? "reduced" :
+			" to end.\n", a->attached, a->reduced ? "reduced" :
 			env.kprobes ? "kprobes" : "fentry where possible");
 	{
 		struct gp_out_opts o = out_opts();
 
-		gp_out_header(stdout, &o);
+		if (!env.summary)
+			gp_out_header(stdout, &o);
 		fflush(stdout);
 	}
 	if (env.ready_file && touch(env.ready_file))
@@ -473,14 +425,11 @@ int main(int argc, char **argv)
 	while (!exiting) {
 		uint64_t now;
 
-		/*
-		 * BPF wakes us only when the ring fills up (gp_emit), so
-		 * drain on every timeout too: a lone event shows in 100 ms.
-		 */
-		err = ring_buffer__poll(rb, 100);
-		if (err >= 0)
-			err = ring_buffer__consume(rb);
-		if (err < 0 && err != -EINTR) {
+		/* Batched events show within the 100 ms timeout. */
+		err = env.summary ? poll(NULL, 0, 100) : gp_probe_poll(p, 100);
+		if (err < 0 && env.summary)
+			err = errno == EINTR ? 0 : -errno;
+		if (err < 0) {
 			fprintf(stderr, "gpreempt-trace: polling the ring "
 				"buffer: %s\n", strerror(-err));
 			goto cleanup;
@@ -488,22 +437,25 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		now = monotonic_ns();
 		if (env.interval_ns && now >= next_print) {
-			print_map(skel);
+			print_map(p);
+			if (env.summary)
+				print_summary(p);
 			fflush(stdout);
 			next_print += env.interval_ns;
+		}
+		if (ferror(stdout)) {	/* EPIPE: nobody reads us any more */
+			ret = GP_EXIT_OK;
+			goto cleanup;
 		}
 		if (env.duration_ns && now - start >= env.duration_ns)
 			break;
 	}
-	ring_buffer__consume(rb);
-	print_final(skel);
+	if (!env.summary)
+		gp_probe_poll(p, 0);
+	print_final(p);
 	ret = GP_EXIT_OK;
 
 cleanup:
-	ring_buffer__free(rb);
-	if (pinned)
-		unpin_queues(skel);
-	gp_attach_fini(&a);
-	gpreempt_bpf__destroy(skel);
+	gp_probe_close(p);
 	return ret;
 }
