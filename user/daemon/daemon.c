@@ -27,9 +27,11 @@ static int loop(struct daemon *d)
 	uint32_t i, nt, nc;
 	uint64_t ticks, now, next_tick = 0;
 	bool chld;
-	int n, r;
+	int n, r, wait;
 
 	for (;;) {
+		/* first, so a reply it makes is polled for below */
+		wait = daemon_waiting(d, monotonic_ns());
 		n = 0;
 		p[n++] = (struct pollfd){ d->sfd, POLLIN, 0 };
 		p[n++] = (struct pollfd){ d->tfd, POLLIN, 0 };
@@ -42,10 +44,11 @@ static int loop(struct daemon *d)
 		for (i = 0; i < nc; i++)
 			/* no new request before the last reply left */
 			p[n++] = (struct pollfd){ d->c[i]->fd,
-				d->c[i]->out_len ? POLLOUT : POLLIN, 0 };
+				d->c[i]->waiting ? 0 : d->c[i]->out_len ?
+				POLLOUT : POLLIN, 0 };
 		/* the log, when lines wait (last: the indices above hold) */
 		p[n++] = (struct pollfd){ dlog_fd(), POLLOUT, 0 };
-		r = poll(p, n, TICK_MS);
+		r = poll(p, n, wait >= 0 && wait < TICK_MS ? wait : TICK_MS);
 		if (r < 0 && errno != EINTR) {
 			dlog("poll: %s", strerror(errno));
 			return SIGTERM;
@@ -74,6 +77,8 @@ static int loop(struct daemon *d)
 			while (read(d->tfd, &ticks, sizeof(ticks)) > 0)
 				;
 		targets_watchdog(d);
+		/* a runtime enabled above, or a wait over */
+		daemon_waiting(d, monotonic_ns());
 		/* clients polled this round, last first: closing one moves
 		 * the last into its slot */
 		for (i = nc; i-- > 0;)
