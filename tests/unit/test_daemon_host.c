@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +217,49 @@ TEST(idle_connection_is_closed)
 	stop_daemon();
 }
 
+/*
+ * A daemon that does not accept (stuck, or its backlog full): the client
+ * gives up at its timeout instead of hanging in connect().
+ */
+TEST(client_times_out_on_a_stuck_daemon)
+{
+	struct proto_req q = { .verb = PROTO_STATUS };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	static struct proto_reply r;
+	struct gp_err e = {};
+	struct sockaddr_un a;
+	int l, i, fds[16], rc;
+	uint64_t t0;
+	double ms;
+
+	strcpy(dir, "/tmp/gpwedge.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/stuck.sock", dir);
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	CHECK(usock_addr(sock, &a) == 0);
+	CHECK(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0);
+	CHECK(listen(l, 0) == 0);	/* never accepted */
+	for (i = 0; i < 16; i++) {
+		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fds[i], (struct sockaddr *)&a, sizeof(a));
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(5);
+	t0 = monotonic_ns();
+	rc = ctl_call(sock, &q, &r, 500, &e);
+	ms = (monotonic_ns() - t0) / 1e6;
+	alarm(0);
+	printf("# ctl_call on a stuck daemon: %d after %.0f ms: %s\n", rc, ms,
+	       e.msg);
+	CHECK(rc == -1 && e.exit == GP_EXIT_DAEMON && e.err == ETIMEDOUT);
+	CHECK(ms < 2000);
+	for (i = 0; i < 16; i++)
+		close(fds[i]);
+	close(l);
+	unlink(sock);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	if (geteuid()) {
@@ -225,5 +269,6 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	RUN(root_status_answers_despite_idle_clients_and_full_stderr);
 	RUN(idle_connection_is_closed);
+	RUN(client_times_out_on_a_stuck_daemon);
 	return tap_done();
 }

@@ -104,6 +104,10 @@ TEST(request_malformed)
 	CHECK(refused("suspend pid=1=2", EINVAL, "bad pid"));
 	CHECK(refused("suspend pid=1 grace=4294967296", EINVAL, "bad grace"));
 	CHECK(refused("suspend pid=1 for_ns=0", EINVAL, "bad for_ns"));
+	CHECK(refused("suspend pid=1 wait_ns=0", EINVAL, "bad wait_ns"));
+	CHECK(refused("resume pid=1 wait_ns=5", EINVAL, "no key 'wait_ns'"));
+	CHECK(req("suspend pid=1 wait_ns=5000000000") == 0 &&
+	      q.wait_ns == 5000000000ULL);
 	CHECK(refused("suspend pid=1 for_ns=18446744073709551616", EINVAL,
 		      "bad for_ns"));
 	/* a hold that would overflow a monotonic deadline is refused */

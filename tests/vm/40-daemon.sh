@@ -267,6 +267,40 @@ fi
 kill "$TPID" 2>/dev/null
 wait "$TPID" 2>/dev/null
 
+# --wait-runtime through the daemon: the reply waits for the target's
+# RUNTIME_ENABLE (the daemon serves others meanwhile), then suspends.
+n="daemon honours --wait-runtime: suspends once the runtime is enabled"
+rm -f /tmp/k.fifo /tmp/k.ready /tmp/k.ready2
+mkfifo /tmp/k.fifo
+kfd-exerciser open ready:/tmp/k.ready wait runtime-enable \
+	ready:/tmp/k.ready2 sleep:60000 < /tmp/k.fifo > /tmp/k.out 2>&1 &
+TPID=$!
+exec 3> /tmp/k.fifo
+if gp_wait_file /tmp/k.ready 10; then
+	gpreempt-ctl suspend -p "$TPID" -q 7 --wait-runtime 20s -j \
+		> /tmp/k.json 2> /tmp/k.err 3>&- &
+	CPID=$!
+	sleep 1
+	d_send status	# the daemon serves others while that one waits
+	st=$rc
+	exec 3>&-	# now the target enables its runtime
+	wait "$CPID"
+	rc=$?
+	if [ $st -eq 0 ] && [ $rc -eq 10 ] &&
+	   ctl_has /tmp/k.json '.type == "suspend" and .ret == 0 and .invalid == 1' &&
+	   gp_wait_file /tmp/k.ready2 10; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "rc=$rc status=$st $(cat /tmp/k.err)"
+		gp_log /tmp/k.json
+	fi
+else
+	exec 3>&-
+	gp_fail "$n" "exerciser target did not start"
+fi
+kill "$TPID" 2>/dev/null
+wait "$TPID" 2>/dev/null
+
 d_stop
 gp_log /tmp/daemon.log
 d_check_stop

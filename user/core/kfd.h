@@ -31,8 +31,11 @@
 #include "err.h"
 
 #define KFD_DEV_PATH "/dev/kfd"
-/* One directory per KFD process (the one home of this path). */
-#define KFD_SYSFS_PROC "/sys/class/kfd/kfd/proc"
+/* KFD's sysfs tree (the one home of these paths): one directory per
+ * KFD process, and the topology's nodes. */
+#define KFD_SYSFS "/sys/class/kfd/kfd"
+#define KFD_SYSFS_PROC KFD_SYSFS "/proc"
+#define KFD_SYSFS_NODES KFD_SYSFS "/topology/nodes"
 /*
  * Queue ids use bits 0..29: SUSPEND/RESUME write their per-queue status
  * into bits 30 and 31 (KFD_DBG_QUEUE_ERROR_MASK, _INVALID_MASK), so an

@@ -104,6 +104,7 @@ enum req_key {
 	K_QUEUES,
 	K_GRACE,
 	K_FOR_NS,
+	K_WAIT_NS,
 	N_KEYS,
 };
 
@@ -112,12 +113,13 @@ static const char *const key_names[N_KEYS] = {
 	[K_QUEUES] = "queues",
 	[K_GRACE] = "grace",
 	[K_FOR_NS] = "for_ns",
+	[K_WAIT_NS] = "wait_ns",
 };
 
 /* Keys each verb accepts, and the ones it needs. */
 static const unsigned int verb_keys[] = {
 	[PROTO_SUSPEND] = 1u << K_PID | 1u << K_QUEUES | 1u << K_GRACE |
-			  1u << K_FOR_NS,
+			  1u << K_FOR_NS | 1u << K_WAIT_NS,
 	[PROTO_RESUME] = 1u << K_PID | 1u << K_QUEUES,
 	[PROTO_ATTACH] = 1u << K_PID,
 	[PROTO_DETACH] = 1u << K_PID,
@@ -160,6 +162,18 @@ static int parse_queues(const char *v, size_t n, struct proto_req *q,
 			return 0;
 		v = c + 1;
 	}
+}
+
+/* A duration key: nanoseconds, 1..GP_DURATION_MAX_NS. */
+static int parse_ns(const char *key, const char *v, size_t vl, uint64_t *out,
+		    struct gp_err *e)
+{
+	if (!parse_dec(v, vl, GP_DURATION_MAX_NS, out) && *out)
+		return 0;
+	return gp_err_set(e, GP_EXIT_USAGE, EINVAL, "bad %s '%.*s' (want "
+			  "nanoseconds, 1..%llu)", key,
+			  (int)(vl > 24 ? 24 : vl), v,
+			  (unsigned long long)GP_DURATION_MAX_NS);
 }
 
 int proto_parse_request(const char *line, size_t len, struct proto_req *q,
@@ -255,14 +269,12 @@ int proto_parse_request(const char *line, size_t len, struct proto_req *q,
 			q->grace = (uint32_t)n;
 			break;
 		case K_FOR_NS:
-			if (parse_dec(v, vl, GP_DURATION_MAX_NS, &q->for_ns) ||
-			    !q->for_ns) {
-				gp_err_set(e, GP_EXIT_USAGE, EINVAL, "bad for_ns "
-				    "'%.*s' (want nanoseconds, 1..%llu)",
-				    (int)(vl > 24 ? 24 : vl), v,
-				    (unsigned long long)GP_DURATION_MAX_NS);
+			if (parse_ns(key_names[key], v, vl, &q->for_ns, e))
 				return -1;
-			}
+			break;
+		case K_WAIT_NS:
+			if (parse_ns(key_names[key], v, vl, &q->wait_ns, e))
+				return -1;
 			break;
 		}
 	}

@@ -8,7 +8,7 @@
  * open so a suspend costs one round trip).
  *
  *   request = VERB *(" " KEY "=" VALUE) "\n"       at most PROTO_MAX_REQ
- *     suspend pid=N [queues=ID,ID...] [grace=N] [for_ns=N]
+ *     suspend pid=N [queues=ID,ID...] [grace=N] [for_ns=N] [wait_ns=N]
  *     resume  pid=N [queues=ID,ID...]
  *     attach  pid=N            warm a session, suspend nothing
  *     detach  pid=N            resume what it holds, DISABLE, detach
@@ -18,7 +18,9 @@
  *   no trailing space, no CR. Queue ids are below 0x40000000 (KFD's
  *   status bits), distinct, at most PROTO_MAX_QUEUES. for_ns (at most
  *   INT64_MAX, GP_DURATION_MAX_NS): resume
- *   after this long (the daemon's --max-hold caps it).
+ *   after this long (the daemon's --max-hold caps it). wait_ns: if the
+ *   target's runtime has not enabled debug support yet, the reply waits
+ *   up to this long for it (the daemon serves others meanwhile).
  *
  *   reply   = *INFO "\n" FINAL "\n"
  *     INFO  = "daemon" kv...   pid sessions detaching max_hold_ns
@@ -84,6 +86,7 @@ struct proto_req {
 	uint32_t queues[PROTO_MAX_QUEUES];
 	uint32_t grace;		/* 1K-GPU-cycle units */
 	uint64_t for_ns;	/* 0: hold until resume or --max-hold */
+	uint64_t wait_ns;	/* suspend: wait for the runtime, 0: no */
 };
 
 /* The daemon's self-description, first line of every status reply. */

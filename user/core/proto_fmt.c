@@ -74,6 +74,8 @@ int proto_format_request(char *buf, size_t len, const struct proto_req *q)
 		sb_printf(&s, " grace=%u", q->grace);
 	if (q->for_ns)
 		sb_printf(&s, " for_ns=%llu", (unsigned long long)q->for_ns);
+	if (q->wait_ns)
+		sb_printf(&s, " wait_ns=%llu", (unsigned long long)q->wait_ns);
 	sb_printf(&s, "\n");
 	return sb_done(&s);
 }

@@ -19,7 +19,7 @@ int usock_addr(const char *path, struct sockaddr_un *sa)
 	return 0;
 }
 
-int usock_connect(const char *path)
+static int do_connect(const char *path, int flags)
 {
 	struct sockaddr_un sa;
 	int fd, r;
@@ -27,7 +27,7 @@ int usock_connect(const char *path)
 	r = usock_addr(path, &sa);
 	if (r)
 		return r;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | flags, 0);
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
@@ -35,4 +35,14 @@ int usock_connect(const char *path)
 	r = -errno;
 	close(fd);
 	return r;
+}
+
+int usock_connect(const char *path)
+{
+	return do_connect(path, 0);
+}
+
+int usock_connect_nb(const char *path)
+{
+	return do_connect(path, SOCK_NONBLOCK);
 }

@@ -11,7 +11,12 @@
 
 /* Fill sa for path. 0, or -ENAMETOOLONG / -EINVAL (empty). */
 int usock_addr(const char *path, struct sockaddr_un *sa);
-/* A connected blocking SOCK_STREAM | SOCK_CLOEXEC fd, or -errno. */
+/*
+ * A connected SOCK_STREAM | SOCK_CLOEXEC fd, or -errno. nonblock: the fd
+ * is O_NONBLOCK and a listener whose backlog is full (a server that does
+ * not accept) gives -EAGAIN at once instead of blocking.
+ */
 int usock_connect(const char *path);
+int usock_connect_nb(const char *path);
 
 #endif

@@ -15,7 +15,6 @@
 #include "json.h"
 #include "procfs.h"
 
-#define TOPOLOGY_NODES "/sys/class/kfd/kfd/topology/nodes"
 
 struct check_ctx {
 	struct ctl_out o;
@@ -78,24 +77,24 @@ static void check_gpus(struct check_ctx *c)
 	unsigned long long simd, cap, gpu_id;
 	struct dirent *de;
 	int gpus = 0, nodbg = 0;
-	DIR *d = opendir(TOPOLOGY_NODES);
+	DIR *d = opendir(KFD_SYSFS_NODES);
 
 	if (!d) {
 		item(c, "gpus", "unknown", 0,
-		     "no " TOPOLOGY_NODES " (KFD not loaded)");
+		     "no " KFD_SYSFS_NODES " (KFD not loaded)");
 		return;
 	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), TOPOLOGY_NODES "/%s/properties",
+		snprintf(path, sizeof(path), KFD_SYSFS_NODES "/%s/properties",
 			 de->d_name);
 		if (prop(path, "simd_count", &simd) || !simd)
 			continue;	/* a CPU node */
 		gpus++;
 		cap = 0;
 		prop(path, "capability", &cap);
-		snprintf(path, sizeof(path), TOPOLOGY_NODES "/%s/gpu_id",
+		snprintf(path, sizeof(path), KFD_SYSFS_NODES "/%s/gpu_id",
 			 de->d_name);
 		gpu_id = 0;
 		{

@@ -5,6 +5,7 @@
  * format is proto.c's, the connection ctl_conn.c's, the server daemon/.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,6 +96,7 @@ static int build_request(const struct ctl_args *a, struct proto_req *q)
 		q->verb = PROTO_SUSPEND;
 		q->grace = a->grace_period;
 		q->for_ns = a->for_ns;
+		q->wait_ns = a->wait_runtime_ns;
 		break;
 	case CTL_RESUME:
 		q->verb = PROTO_RESUME;
@@ -172,6 +174,7 @@ static int via_daemon(const struct ctl_args *a, const char *path)
 	struct proto_reply *r;
 	struct proto_req q;
 	struct gp_err e = {};
+	uint64_t timeout;
 	int ret;
 
 	if (build_request(a, &q))
@@ -183,7 +186,10 @@ static int via_daemon(const struct ctl_args *a, const char *path)
 		gp_err_set(&e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
 		return ctl_report(&o, &e);
 	}
-	if (ctl_call(path, &q, r, PROTO_TIMEOUT_MS, &e))
+	/* a reply that waits for the runtime comes that much later */
+	timeout = PROTO_TIMEOUT_MS + q.wait_ns / NSEC_PER_MSEC;
+	if (ctl_call(path, &q, r, timeout > INT_MAX ? INT_MAX : (int)timeout,
+		     &e))
 		ret = ctl_report(&o, &e);
 	else
 		ret = print_reply(&o, r, a->cmd == CTL_SUSPEND, a->pid,

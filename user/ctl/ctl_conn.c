@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl_conn.h"
@@ -13,13 +14,24 @@
 #include "usock.h"
 #include "util.h"
 
-int ctl_connect(const char *path, struct gp_err *e)
+int ctl_connect(const char *path, int timeout_ms, struct gp_err *e)
 {
-	int fd = usock_connect(path), err = -fd;
+	uint64_t end = monotonic_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
+	struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
+	int fd, err;
 
+	/* a daemon that does not accept fills its backlog: retry, bounded */
+	while ((fd = usock_connect_nb(path)) == -EAGAIN &&
+	       monotonic_ns() < end)
+		nanosleep(&ts, NULL);
 	if (fd >= 0)
 		return fd;
-	if (err == ENAMETOOLONG || err == EINVAL)
+	err = -fd;
+	if (err == EAGAIN)
+		gp_err_set(e, GP_EXIT_DAEMON, ETIMEDOUT, "the daemon at %s "
+			   "accepts no connection (stuck, or serving too "
+			   "many): gave up after %d ms", path, timeout_ms);
+	else if (err == ENAMETOOLONG || err == EINVAL)
 		gp_err_set(e, GP_EXIT_USAGE, err, "bad socket path '%s': %s",
 			   path, strerror(err));
 	else if (err == EACCES || err == EPERM)
@@ -151,7 +163,7 @@ int ctl_call(const char *path, const struct proto_req *q,
 	if (n < 0)
 		return gp_err_set(e, GP_EXIT_USAGE, -n, "cannot format the "
 				  "request");
-	fd = ctl_connect(path, e);
+	fd = ctl_connect(path, timeout_ms, e);
 	if (fd < 0)
 		return -1;
 	rc = ctl_roundtrip(fd, line, n, r, timeout_ms, e);
@@ -202,7 +214,7 @@ int ctl_send_raw(const char *path, const char *request)
 		return GP_EXIT_FAILURE;
 	memcpy(line, request, n);
 	line[n++] = '\n';
-	fd = ctl_connect(path, &e);
+	fd = ctl_connect(path, PROTO_TIMEOUT_MS, &e);
 	rc = fd < 0 ? -1 : ctl_roundtrip(fd, line, n, &r, PROTO_TIMEOUT_MS,
 					 &e);
 	if (fd >= 0)

@@ -12,10 +12,11 @@
 #include "proto.h"
 
 /*
- * A connected socket to path, or -1 with e (GP_EXIT_DAEMON; EACCES and
- * EPERM: GP_EXIT_PRIV; a path too long: GP_EXIT_USAGE).
+ * A connected non-blocking socket to path within timeout_ms, or -1 with
+ * e (GP_EXIT_DAEMON, ETIMEDOUT when the daemon accepts nothing; EACCES
+ * and EPERM: GP_EXIT_PRIV; a path too long: GP_EXIT_USAGE).
  */
-int ctl_connect(const char *path, struct gp_err *e);
+int ctl_connect(const char *path, int timeout_ms, struct gp_err *e);
 /*
  * Send one request line, read the whole reply into r within timeout_ms.
  * 0 when a well-formed reply arrived (r->exit says how the request

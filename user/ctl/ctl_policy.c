@@ -170,7 +170,7 @@ static int roundtrip(const char *path, const char *req, struct gp_err *e,
 	uint64_t deadline = monotonic_ns() + PROTO_TIMEOUT_MS * NSEC_PER_MSEC;
 	size_t len = 0;
 	char *l, *nl;
-	int fd = ctl_connect(path, e), r = -1;
+	int fd = ctl_connect(path, PROTO_TIMEOUT_MS, e), r = -1;
 
 	if (fd < 0)
 		return -1;
@@ -253,7 +253,14 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	/* The same client servers embed (gp_notify.h). */
 	fd = gp_notify_open(p.socket ? p.socket : PROTO_DEFAULT_SOCKET);
 	if (fd < 0) {
-		ctl_connect(p.socket ? p.socket : PROTO_DEFAULT_SOCKET, &e);
+		/* again, for the cause in ctl_connect's words */
+		fd = ctl_connect(p.socket ? p.socket : PROTO_DEFAULT_SOCKET,
+				 PROTO_TIMEOUT_MS, &e);
+		if (fd >= 0) {
+			close(fd);
+			gp_err_set(&e, GP_EXIT_DAEMON, 0, "cannot connect "
+				   "to the daemon (it accepted a retry)");
+		}
 		return ctl_report(&o, &e);
 	}
 	r = gp_notify_send(fd, req, msg, sizeof(msg));

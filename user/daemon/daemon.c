@@ -29,9 +29,11 @@ static int loop(struct daemon *d)
 	uint32_t i, nt, nc;
 	uint64_t ticks, now, next_tick = 0;
 	bool chld;
-	int n, r, nm, timeout;
+	int n, r, nm, timeout, wait;
 
 	for (;;) {
+		/* first, so a reply it makes is polled for below */
+		wait = daemon_waiting(d, monotonic_ns());
 		n = 0;
 		p[n++] = (struct pollfd){ d->sfd, POLLIN, 0 };
 		p[n++] = (struct pollfd){ d->tfd, POLLIN, 0 };
@@ -44,12 +46,15 @@ static int loop(struct daemon *d)
 		for (i = 0; i < nc; i++)
 			/* no new request before the last reply left */
 			p[n++] = (struct pollfd){ d->c[i]->fd,
-				d->c[i]->out_len ? POLLOUT : POLLIN, 0 };
+				d->c[i]->waiting ? 0 : d->c[i]->out_len ?
+				POLLOUT : POLLIN, 0 };
 		/* the log, when lines wait (last: the indices above hold) */
 		p[n++] = (struct pollfd){ dlog_fd(), POLLOUT, 0 };
 		/* then the metrics endpoint's fds (metrics_http.h) */
 		nm = mhttp_pollfds(&d->http, p + n);
 		timeout = mhttp_timeout_ms(&d->http, monotonic_ns());
+		if (wait >= 0 && (timeout < 0 || wait < timeout))
+			timeout = wait;
 		timeout = timeout >= 0 && timeout < TICK_MS ? timeout : TICK_MS;
 		r = poll(p, n + nm, timeout);
 		if (r < 0 && errno != EINTR) {
@@ -85,6 +90,8 @@ static int loop(struct daemon *d)
 				;
 		targets_watchdog(d);
 		arbiter_tick(d);
+		/* a runtime enabled above, or a wait over */
+		daemon_waiting(d, monotonic_ns());
 		/* clients polled this round, last first: closing one moves
 		 * the last into its slot */
 		for (i = nc; i-- > 0;)

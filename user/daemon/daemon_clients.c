@@ -247,7 +247,8 @@ void clients_expire(struct daemon *d, uint64_t now)
 	for (i = d->n_c; i-- > 0;) {
 		struct client *c = d->c[i];
 
-		if (now - c->last_ns < d->idle_ns || arbiter_keeps(d, c))
+		if (c->waiting || now - c->last_ns < d->idle_ns ||
+		    arbiter_keeps(d, c))
 			continue;
 		dlog("closed the connection of pid %d uid %u: %s for %llu s",
 		     c->pid, c->uid, c->out_len ? "not reading its reply" :

@@ -39,6 +39,9 @@ struct client {
 	pid_t pid;
 	bool closing;		/* close once out is flushed */
 	uint64_t last_ns;	/* monotonic ns of its last progress */
+	bool waiting;		/* wait for a runtime: no reply yet */
+	struct proto_req wait_req; /* the suspend to run then */
+	uint64_t wait_until;	/* monotonic ns: run it anyway */
 	size_t in_len, out_len, out_cap;
 	char in[PROTO_MAX_REQ];
 	char *out;
@@ -120,6 +123,12 @@ void reply_ok(struct client *c);
 /* daemon_req.c: one request line of c. */
 void daemon_request(struct daemon *d, struct client *c, const char *line,
 		    size_t len);
+/*
+ * Clients whose suspend waits for the target's runtime (wait_ns=): run
+ * it once the runtime is enabled or the wait is over. Returns the ms
+ * until the next wait ends (for poll), or -1 when none waits.
+ */
+int daemon_waiting(struct daemon *d, uint64_t now);
 
 /* daemon_targets.c */
 /* The held target of pid (a detaching one is not held). */

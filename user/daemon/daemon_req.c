@@ -92,6 +92,17 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		reply_err(c, &e);
 		return;
 	}
+	if (suspend && q->wait_ns && session_runtime_state(t->s) !=
+	    DEBUG_RUNTIME_STATE_ENABLED) {
+		/* parked: daemon_waiting() runs it, the loop serves others */
+		c->waiting = true;
+		c->wait_req = *q;
+		c->wait_req.wait_ns = 0;
+		c->wait_until = monotonic_ns() + q->wait_ns;
+		dlog("suspend pid %d waits up to %llu ms for its runtime",
+		     q->pid, (unsigned long long)(q->wait_ns / NSEC_PER_MSEC));
+		return;
+	}
 	if (suspend)
 		r = session_suspend(t->s, q->queues, q->n_queues, q->grace,
 				    &op, &e);
@@ -221,4 +232,38 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 	case PROTO_NONE:
 		break;
 	}
+}
+
+int daemon_waiting(struct daemon *d, uint64_t now)
+{
+	struct gp_err e = {};
+	uint64_t left, next = UINT64_MAX;
+	struct target *t;
+	uint32_t i;
+
+	for (i = 0; i < d->n_c; i++) {
+		struct client *c = d->c[i];
+
+		if (!c->waiting)
+			continue;
+		t = target_find(d, c->wait_req.pid);
+		if (t && now < c->wait_until && session_runtime_state(t->s) !=
+		    DEBUG_RUNTIME_STATE_ENABLED) {
+			left = c->wait_until - now;
+			next = left < next ? left : next;
+			continue;
+		}
+		c->waiting = false;
+		c->last_ns = now;
+		if (!t) {
+			gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "pid %d exited "
+				   "while the daemon waited for its runtime",
+				   c->wait_req.pid);
+			reply_err(c, &e);
+			continue;
+		}
+		/* enabled, or the wait is over: the suspend says which */
+		do_suspend_resume(d, c, &c->wait_req);
+	}
+	return next == UINT64_MAX ? -1 : (int)(next / NSEC_PER_MSEC + 1);
 }

@@ -69,9 +69,11 @@ static int clear_stale(const char *path, struct gp_err *e)
 			   "--socket", path);
 		return -1;
 	}
-	fd = usock_connect(path);
-	if (fd >= 0) {
-		close(fd);
+	/* non-blocking: a stuck predecessor (full backlog) is live too */
+	fd = usock_connect_nb(path);
+	if (fd >= 0 || fd == -EAGAIN) {
+		if (fd >= 0)
+			close(fd);
 		gp_err_set(e, GP_EXIT_DAEMON, EADDRINUSE, "another daemon "
 			   "already listens on %s: stop it first, or choose "
 			   "another --socket", path);
