@@ -159,10 +159,16 @@ void arb_apply(struct daemon *d)
 		dt = monotonic_ns() - t0;
 		gp_policy_hist_add(susp ? &a->pol.st.suspend_ioctl :
 					  &a->pol.st.resume_ioctl, dt);
-		if (susp && op.ret >= 0)
+		if (susp && op.ret >= 0) {
 			hold_start(d, t, 0);
-		else if (!susp)
+			/* --metrics: the arbiter's holds are holds too */
+			dm_suspend(x->pid, dt, x->cause == GP_CAUSE_BUSY &&
+				   a->trigger_ns ? t0 + dt - a->trigger_ns : dt);
+		} else if (!susp) {
 			hold_end(t);
+			if (!r || r == GP_EXIT_PARTIAL)
+				dm_resume(x->pid, dt, false);
+		}
 		if (r && r != GP_EXIT_PARTIAL) {
 			alog(a, "%s pid %d (%s) failed: %s",
 			     gp_pop_name(x->op), x->pid,

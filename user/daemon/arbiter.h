@@ -69,5 +69,8 @@ void arbiter_target_gone(struct daemon *d, int pid);
  * (starts or stops it when n turns it on or off).
  */
 void arbiter_reload(struct daemon *d, const struct arbiter_opts *n);
+struct prom_buf;
+/* Its Prometheus families (metrics.h), nothing when it does not run. */
+void arbiter_metrics(const struct daemon *d, struct prom_buf *b);
 
 #endif
