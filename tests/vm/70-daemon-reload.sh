@@ -151,7 +151,7 @@ else
 fi
 
 n="arbiter reload: new timings, the offline hold and the session survive"
-printf 'socket %s\nmax-hold 60s\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 500ms\nmin-offline-share 10\n' \
+printf 'socket %s\nmax-hold 60s\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 500ms\nwindow 2s\n' \
 	$ASOCK > $ACONF
 kill -HUP $DPID
 if alog_wait "arbiter: reloaded: 1 online and 1 offline selectors, detect notify, --resume-after 500.000 ms, --min-offline-share 0%, --window 2.000 s" 5 &&
