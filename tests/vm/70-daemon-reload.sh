@@ -125,9 +125,14 @@ alog_wait() { # TEXT SECS
 		sleep 0.1
 	done
 }
-a_policy() {
-	gpreempt-ctl daemon --socket $ASOCK --send policy > /tmp/p.out 2>&1
+a_policy() { # JQ-FILTER: policy -j's records as one array, jq -e
+	gpreempt-ctl policy -j -s $ASOCK > /tmp/p.out 2>&1 &&
+		jq -s -e "$1" /tmp/p.out > /dev/null
 }
+a_off() { # PID: its offline record
+	echo "[.[] | select(.type == \"proc\" and .pid == $1)]"
+}
+ARB='[.[] | select(.type == "arbiter")][0]'
 sh -c 'while :; do sleep 1; done' online-standin &
 OPID=$!
 ctl_target a1 open runtime-enable ready:/tmp/a1.ready wait:300000
@@ -141,8 +146,8 @@ DPID=$!
 n="arbiter reload: the offline stand-in is attached and suspended by busy"
 if gp_wait_file /tmp/a.ready 20 && alog_wait "offline pid $A1 .* attached" 10 &&
    gpreempt-ctl notify busy --pid "$OPID" -s $ASOCK > /tmp/n.out 2>&1 &&
-   alog_wait "suspend pid $A1 (busy)" 5 && a_policy &&
-   grep -q "^proc pid=$A1 class=offline .*suspended=1 " /tmp/p.out &&
+   alog_wait "suspend pid $A1 (busy)" 5 &&
+   a_policy "$(a_off $A1)[0] | .class == \"offline\" and .suspended == 1" &&
    [ "$(ctl_field "$A1" TracerPid)" = "$DPID" ]; then
 	gp_ok "$n"
 else
@@ -156,8 +161,8 @@ printf 'socket %s\nmax-hold 60s\nonline cmdline=online-standin\noffline cmdline=
 kill -HUP $DPID
 if alog_wait "arbiter: reloaded: 1 online and 1 offline selectors, detect notify, --resume-after 500.000 ms, --min-offline-share 0%, --window 2.000 s" 5 &&
    grep -q "0 processes reclassified, 1 offline held" $ALOG &&
-   a_policy && grep -q "resume_after_ns=500000000 min_offline_share=0 window_ns=2000000000 " /tmp/p.out &&
-   grep -q "^proc pid=$A1 class=offline .*suspended=1 " /tmp/p.out &&
+   a_policy "$ARB | .resume_after_ns == 500000000 and .window_ns == 2000000000 and .online_busy == 1" &&
+   a_policy "$(a_off $A1)[0] | .class == \"offline\" and .suspended == 1" &&
    ! grep -q "resume pid $A1" $ALOG &&
    [ "$(ctl_field "$A1" TracerPid)" = "$DPID" ]; then
 	gp_ok "$n"
@@ -178,8 +183,7 @@ if alog_wait "1 process reclassified, 0 offline held" 5 &&
    grep -q "offline pid $A1 .* reclassified (reload): now none" $ALOG &&
    grep -q "resume pid $A1 (detach)" $ALOG &&
    [ "$(ctl_field "$A1" TracerPid)" = 0 ] && kill -0 "$A1" 2>/dev/null &&
-   a_policy && ! grep -q "^proc pid=$A1 " /tmp/p.out &&
-   grep -q "online_busy=1 " /tmp/p.out; then
+   a_policy "$(a_off $A1) | length == 0" && a_policy "$ARB | .online_busy == 1"; then
 	gp_ok "$n"
 else
 	gp_fail "$n" "tracer=$(ctl_field "$A1" TracerPid) $(cat /tmp/p.out)"
