@@ -137,7 +137,7 @@ sh -c 'while :; do sleep 1; done' online-standin &
 OPID=$!
 ctl_target a1 open runtime-enable ready:/tmp/a1.ready wait:300000
 A1=$TPID
-printf 'socket %s\nmax-hold 60s\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 300ms\n' \
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 300ms\n' \
 	$ASOCK > $ACONF
 rm -f /tmp/a.ready
 gpreempt-ctl daemon --config $ACONF --ready /tmp/a.ready 2> $ALOG &
@@ -155,8 +155,23 @@ else
 	gp_log $ALOG
 fi
 
+n="metrics: the arbiter's suspend in gpreempt_policy_* and the per-process families"
+if wget -q -O /tmp/am.txt http://127.0.0.1:9465/metrics &&
+   grep -q '^gpreempt_policy_online_busy 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_offline_suspended 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_suspends_total 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_suspend_duration_seconds_count 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_trigger_to_suspend_seconds_count 1$' /tmp/am.txt &&
+   grep -q "^gpreempt_policy_offline_suspended_seconds_total{pid=\"$A1\",comm=\"kfd-exerciser\"} " /tmp/am.txt &&
+   grep -q "^gpreempt_suspends_total{pid=\"$A1\",comm=\"kfd-exerciser\"} 1$" /tmp/am.txt &&
+   grep -q '^gpreempt_processes_suspended 1$' /tmp/am.txt; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "$(grep -E '^gpreempt_(policy_(online|offline|suspends)|suspends_total|processes)' /tmp/am.txt 2>&1)"
+fi
+
 n="arbiter reload: new timings, the offline hold and the session survive"
-printf 'socket %s\nmax-hold 60s\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 500ms\nwindow 2s\n' \
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 500ms\nwindow 2s\n' \
 	$ASOCK > $ACONF
 kill -HUP $DPID
 if alog_wait "arbiter: reloaded: 1 online and 1 offline selectors, detect notify, --resume-after 500.000 ms, --min-offline-share 0%, --window 2.000 s" 5 &&
@@ -172,7 +187,7 @@ else
 fi
 
 n="arbiter reload: offline no longer selected: resumed and released (TracerPid 0)"
-printf 'socket %s\nmax-hold 60s\nonline cmdline=online-standin\noffline cmdline=no-such-job\n' \
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nonline cmdline=online-standin\noffline cmdline=no-such-job\n' \
 	$ASOCK > $ACONF
 kill -HUP $DPID
 i=0
