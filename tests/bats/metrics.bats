@@ -119,3 +119,30 @@ EOC
 	kill -TERM "$PPID_"; wait "$PPID_" || true; PPID_=
 	kill -TERM "$DPID"; wait "$DPID"; DPID=
 }
+
+@test "metrics: the arbiter's gpreempt_policy_* families; promtool clean (L0 dump and a live scrape)" {
+	command -v promtool >/dev/null || skip "no promtool (apt-get install prometheus)"
+	TESTS=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/../tests
+	# Every family populated (histograms, per-process series): L0 state.
+	run -0 "$TESTS/test_metrics_policy" --dump
+	grep -q '^gpreempt_policy_offline_suspended_ratio{pid="12"' <<< "$output"
+	run -0 promtool check metrics <<< "$output"
+	[ -z "$output" ] || { echo "$output"; false; }
+	# Live: without the arbiter, none of its families.
+	start_daemon
+	run -0 curl -sS "http://127.0.0.1:$PORT/metrics"
+	! grep -q '^gpreempt_policy_' <<< "$output"
+	kill -TERM "$DPID"; wait "$DPID"; DPID=
+	# With it: a busy period counted, online busy now.
+	start_daemon --offline comm=no-such-job
+	sleep 300 & PPID_=$!
+	run -0 "$CTL" notify busy --pid "$PPID_" -s "$SOCK"
+	curl -sS -o "$D/body" "http://127.0.0.1:$PORT/metrics"
+	grep -q '^gpreempt_policy_busy_periods_total 1$' "$D/body"
+	grep -q '^gpreempt_policy_online_busy 1$' "$D/body"
+	grep -q '^gpreempt_policy_offline_processes 0$' "$D/body"
+	grep -q '^gpreempt_policy_suspend_duration_seconds_count 0$' "$D/body"
+	run -0 promtool check metrics < "$D/body"
+	[ -z "$output" ] || { echo "$output"; false; }
+	kill -TERM "$DPID"; wait "$DPID"; DPID=
+}

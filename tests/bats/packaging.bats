@@ -124,6 +124,23 @@ need() {
 	[ ${#missing[@]} -eq 0 ] || { echo "README lacks: ${missing[*]}"; false; }
 }
 
+@test "the unit, the example config and the man page's FILES name every Arbitration option" {
+	arb=$("$OUT/bin/gpreempt-ctl" daemon --help |
+	      sed -n '/^ Arbitration/,/^$/p' | sed -nE 's/^ +--([a-z][a-z-]+).*/\1/p')
+	[ "$(wc -w <<< "$arb")" -ge 7 ]
+	files=$(sed -n '/^\[FILES\]/,/^\[/p' packaging/man/gpreempt-ctl.h2m)
+	missing=()
+	for o in $arb; do
+		grep -q "^#$o " packaging/gpreempt.conf || missing+=("gpreempt.conf:$o")
+		grep -q "$o" packaging/gpreempt.service.in || missing+=("unit:$o")
+		grep -qF "\\fB$o\\fR" <<< "$files" || missing+=("man FILES:$o")
+	done
+	[ ${#missing[@]} -eq 0 ] || { echo "missing: ${missing[*]}"; false; }
+	# and --help says SIGHUP re-reads them
+	run -0 "$OUT/bin/gpreempt-ctl" daemon --help
+	[[ "$(tr '\n' ' ' <<< "$output")" == *"SIGHUP re-reads --config and the flags (max-hold, verbose and the Arbitration options below)"* ]]
+}
+
 @test "systemd-analyze verify: the installed unit is clean" {
 	need systemd-analyze systemd
 	d=$BATS_TEST_TMPDIR/root

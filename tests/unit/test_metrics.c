@@ -27,9 +27,6 @@ static void populate(struct gp_metrics *m)
 	metrics_on_resume(m, 7, 0, true, 22 * S);
 	metrics_on_error(m, GP_EXIT_TARGET);
 	metrics_on_error(m, 99);
-	metrics_policy_add(m, "toggles", "Online/offline toggles.", 3);
-	metrics_policy_add(m, "budget_resumes", "Resumes forced by budget.", 1);
-	metrics_policy_add(m, "toggles", "Online/offline toggles.", 1);
 }
 
 static char *render(const struct gp_metrics *m, uint64_t now)
@@ -88,8 +85,6 @@ TEST(counts_and_hold_time)
 	CHECK(has(t, "gpreempt_errors_total{cause=\"runtime\"} 1\n"));
 	CHECK(has(t, "gpreempt_errors_total{cause=\"no_kfd\"} 0\n"));
 	CHECK(has(t, "gpreempt_watchdog_resumes_total 1\n"));
-	CHECK(has(t, "gpreempt_policy_toggles_total 4\n"));
-	CHECK(has(t, "# TYPE gpreempt_policy_budget_resumes_total counter\n"));
 	CHECK(has(t, "gpreempt_start_time_seconds 1700000000.5\n"));
 	/* Three suspends: two of 3 us, one of 1 ms (<= 1024 us). */
 	CHECK(has(t, "gpreempt_suspend_duration_seconds_bucket{le=\"4e-06\"} 2\n"));
@@ -142,19 +137,6 @@ TEST(pid_rows_are_bounded_and_held_ones_stay)
 	free(m);
 }
 
-TEST(policy_counters_bounded)
-{
-	struct gp_metrics m;
-	static char names[METRICS_MAX_POLICY + 2][16];
-
-	metrics_init(&m, 0);
-	for (int i = 0; i < METRICS_MAX_POLICY + 2; i++) {
-		snprintf(names[i], sizeof(names[i]), "c%d", i);
-		metrics_policy_add(&m, names[i], "h", 1);
-	}
-	CHECK(m.npolicy == METRICS_MAX_POLICY);
-}
-
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--dump")) {
@@ -171,6 +153,5 @@ int main(int argc, char **argv)
 	RUN(counts_and_hold_time);
 	RUN(gone_stops_the_clock_without_a_resume);
 	RUN(pid_rows_are_bounded_and_held_ones_stay);
-	RUN(policy_counters_bounded);
 	return tap_done();
 }

@@ -6,8 +6,13 @@
 # daemon still traces the target, the hold keeps its deadline, the new
 # max-hold shows; a bad file is refused and changes nothing; SIGTERM then
 # resumes and detaches. The --metrics endpoint (busybox wget) shows the
-# session and the kernel's "invalid" answer. 6.1 / 7.x: no hold is
-# possible there (no debug API / no KFD process): skipped with the reason.
+# session and the kernel's "invalid" answer. Then the arbiter (issue 10)
+# under SIGHUP: an offline exerciser suspended by a busy stays suspended
+# and traced across a reload that changes the policy's timings, and a
+# reload whose offline selector no longer names it resumes it and ends
+# the arbiter's ptrace session (TracerPid 0: the kernel's word).
+# 6.1 / 7.x: no hold is possible there (no debug API / no KFD process):
+# skipped with the reason.
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
 
@@ -107,3 +112,98 @@ else
 	gp_log /tmp/r.log
 fi
 kill "$TPID" 2>/dev/null
+
+# --- the arbiter under SIGHUP ---
+ACONF=/tmp/arb-reload.conf
+ASOCK=/tmp/arb-reload.sock
+ALOG=/tmp/arb-reload.log
+alog_wait() { # TEXT SECS
+	_i=0
+	while ! grep -q "$1" $ALOG; do
+		_i=$((_i + 1))
+		[ $_i -gt $(($2 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+a_policy() { # JQ-FILTER: policy -j's records as one array, jq -e
+	gpreempt-ctl policy -j -s $ASOCK > /tmp/p.out 2>&1 &&
+		jq -s -e "$1" /tmp/p.out > /dev/null
+}
+a_off() { # PID: its offline record
+	echo "[.[] | select(.type == \"proc\" and .pid == $1)]"
+}
+ARB='[.[] | select(.type == "arbiter")][0]'
+sh -c 'while :; do sleep 1; done' online-standin &
+OPID=$!
+ctl_target a1 open runtime-enable ready:/tmp/a1.ready wait:300000
+A1=$TPID
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 300ms\n' \
+	$ASOCK > $ACONF
+rm -f /tmp/a.ready
+gpreempt-ctl daemon --config $ACONF --ready /tmp/a.ready 2> $ALOG &
+DPID=$!
+
+n="arbiter reload: the offline stand-in is attached and suspended by busy"
+if gp_wait_file /tmp/a.ready 20 && alog_wait "offline pid $A1 .* attached" 10 &&
+   gpreempt-ctl notify busy --pid "$OPID" -s $ASOCK > /tmp/n.out 2>&1 &&
+   alog_wait "suspend pid $A1 (busy)" 5 &&
+   a_policy "$(a_off $A1)[0] | .class == \"offline\" and .suspended == 1" &&
+   [ "$(ctl_field "$A1" TracerPid)" = "$DPID" ]; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "$(cat /tmp/n.out /tmp/p.out 2>&1)"
+	gp_log $ALOG
+fi
+
+n="metrics: the arbiter's suspend in gpreempt_policy_* and the per-process families"
+if wget -q -O /tmp/am.txt http://127.0.0.1:9465/metrics &&
+   grep -q '^gpreempt_policy_online_busy 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_offline_suspended 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_suspends_total 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_suspend_duration_seconds_count 1$' /tmp/am.txt &&
+   grep -q '^gpreempt_policy_trigger_to_suspend_seconds_count 1$' /tmp/am.txt &&
+   grep -q "^gpreempt_policy_offline_suspended_seconds_total{pid=\"$A1\",comm=\"kfd-exerciser\"} " /tmp/am.txt &&
+   grep -q "^gpreempt_suspends_total{pid=\"$A1\",comm=\"kfd-exerciser\"} 1$" /tmp/am.txt &&
+   grep -q '^gpreempt_processes_suspended 1$' /tmp/am.txt; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "$(grep -E '^gpreempt_(policy_(online|offline|suspends)|suspends_total|processes)' /tmp/am.txt 2>&1)"
+fi
+
+n="arbiter reload: new timings, the offline hold and the session survive"
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nonline cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 500ms\nwindow 2s\n' \
+	$ASOCK > $ACONF
+kill -HUP $DPID
+if alog_wait "arbiter: reloaded: 1 online and 1 offline selectors, detect notify, --resume-after 500.000 ms, --min-offline-share 0%, --window 2.000 s" 5 &&
+   grep -q "0 processes reclassified, 1 offline held" $ALOG &&
+   a_policy "$ARB | .resume_after_ns == 500000000 and .window_ns == 2000000000 and .online_busy == 1" &&
+   a_policy "$(a_off $A1)[0] | .class == \"offline\" and .suspended == 1" &&
+   ! grep -q "resume pid $A1" $ALOG &&
+   [ "$(ctl_field "$A1" TracerPid)" = "$DPID" ]; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "$(cat /tmp/p.out)"
+	gp_log $ALOG
+fi
+
+n="arbiter reload: offline no longer selected: resumed and released (TracerPid 0)"
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nonline cmdline=online-standin\noffline cmdline=no-such-job\n' \
+	$ASOCK > $ACONF
+kill -HUP $DPID
+i=0
+while [ "$(ctl_field "$A1" TracerPid)" != 0 ] && [ $i -lt 50 ]; do
+	i=$((i + 1)); sleep 0.1
+done
+if alog_wait "1 process reclassified, 0 offline held" 5 &&
+   grep -q "offline pid $A1 .* reclassified (reload): now none" $ALOG &&
+   grep -q "resume pid $A1 (detach)" $ALOG &&
+   [ "$(ctl_field "$A1" TracerPid)" = 0 ] && kill -0 "$A1" 2>/dev/null &&
+   a_policy "$(a_off $A1) | length == 0" && a_policy "$ARB | .online_busy == 1"; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "tracer=$(ctl_field "$A1" TracerPid) $(cat /tmp/p.out)"
+	gp_log $ALOG
+fi
+kill -TERM $DPID
+wait $DPID
+kill "$A1" "$OPID" 2>/dev/null

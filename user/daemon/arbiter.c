@@ -159,10 +159,16 @@ void arb_apply(struct daemon *d)
 		dt = monotonic_ns() - t0;
 		gp_policy_hist_add(susp ? &a->pol.st.suspend_ioctl :
 					  &a->pol.st.resume_ioctl, dt);
-		if (susp && op.ret >= 0)
+		if (susp && op.ret >= 0) {
 			hold_start(d, t, 0);
-		else if (!susp)
+			/* --metrics: the arbiter's holds are holds too */
+			dm_suspend(x->pid, dt, x->cause == GP_CAUSE_BUSY &&
+				   a->trigger_ns ? t0 + dt - a->trigger_ns : dt);
+		} else if (!susp) {
 			hold_end(t);
+			if (!r || r == GP_EXIT_PARTIAL)
+				dm_resume(x->pid, dt, false);
+		}
 		if (r && r != GP_EXIT_PARTIAL) {
 			alog(a, "%s pid %d (%s) failed: %s",
 			     gp_pop_name(x->op), x->pid,
@@ -187,6 +193,8 @@ void arb_offline_join(struct daemon *d, struct arb_proc *p)
 	struct gp_err e = {};
 	uint64_t now = monotonic_ns();
 
+	bool had = target_find(d, p->pid) != NULL;
+
 	if (now < p->retry_at)
 		return;
 	if (!target_get(d, p->pid, 0, &e)) {	/* the daemon's own: no quota */
@@ -198,6 +206,7 @@ void arb_offline_join(struct daemon *d, struct arb_proc *p)
 		return;
 	}
 	p->joined = true;
+	p->own_session = !had;
 	gp_policy_offline_attached(&a->pol, monotonic_ns(), p->pid, &a->act);
 	alog(a, "offline pid %d (%s) attached%s", p->pid, p->comm,
 	     a->act.n ? ", online busy: suspending" : "");
@@ -414,6 +423,6 @@ void arbiter_target_gone(struct daemon *d, int pid)
 	/* The session is gone (exit or detach): nothing to resume. */
 	gp_policy_offline_gone(&a->pol, monotonic_ns(), pid, &a->act);
 	a->act.n = 0;
-	p->joined = false;
+	p->joined = p->own_session = false;
 	p->retry_at = monotonic_ns() + NSEC_PER_SEC;
 }

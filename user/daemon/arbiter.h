@@ -13,7 +13,8 @@
  *
  * Files: arbiter_args.c (options, checked before the daemon starts),
  * arbiter.c (state, scan, actions), arbiter_req.c (socket verbs,
- * arb_proto.h).
+ * arb_proto.h), arbiter_reload.c (SIGHUP), arbiter_metrics.c (its
+ * Prometheus families).
  */
 #ifndef GP_ARBITER_H
 #define GP_ARBITER_H
@@ -62,5 +63,14 @@ void arbiter_client_closed(struct daemon *d, struct client *c);
 bool arbiter_keeps(const struct daemon *d, const struct client *c);
 /* A target left the daemon (exited, detached). */
 void arbiter_target_gone(struct daemon *d, int pid);
+/*
+ * SIGHUP (arbiter_reload.c): n is the checked new configuration. Applies
+ * classes and policy to the running arbiter without dropping a hold
+ * (starts or stops it when n turns it on or off).
+ */
+void arbiter_reload(struct daemon *d, const struct arbiter_opts *n);
+struct prom_buf;
+/* Its Prometheus families (metrics.h), nothing when it does not run. */
+void arbiter_metrics(const struct daemon *d, struct prom_buf *b);
 
 #endif

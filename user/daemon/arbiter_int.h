@@ -20,6 +20,8 @@ struct arb_proc {
 	char comm[16];
 	int pidfd;		/* exit detection; -1 if pidfd_open failed */
 	bool joined;		/* offline: attached and in the policy */
+	bool own_session;	/* the arbiter attached it (a reload that
+				 * unclassifies it detaches it) */
 	bool conflict;		/* matched both classes: left alone */
 	uint64_t retry_at;	/* offline: next attach attempt */
 };

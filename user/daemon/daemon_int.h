@@ -99,7 +99,6 @@ void dm_error(int exit_code);
 void dm_suspend(pid_t pid, uint64_t ioctl_ns, uint64_t since_request_ns);
 void dm_resume(pid_t pid, uint64_t ioctl_ns, bool watchdog);
 void dm_gone(pid_t pid);
-void dm_policy(const char *name, const char *help, uint64_t n);
 void dm_clients_rejected(void);
 void daemon_metrics_render(void *ctx, struct prom_buf *b);
 

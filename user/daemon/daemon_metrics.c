@@ -69,14 +69,6 @@ void dm_gone(pid_t pid)
 		metrics_on_gone(&metrics, pid, monotonic_ns());
 }
 
-/* The arbiter's counters (toggles, budget resumes, ...): name becomes
- * gpreempt_policy_<name>_total; name and help must be static strings. */
-void dm_policy(const char *name, const char *help, uint64_t n)
-{
-	if (on)
-		metrics_policy_add(&metrics, name, help, n);
-}
-
 void dm_clients_rejected(void)
 {
 	if (on)
@@ -89,4 +81,5 @@ void daemon_metrics_render(void *ctx, struct prom_buf *b)
 
 	metrics.sessions_held = d->n_t;
 	metrics_render(&metrics, monotonic_ns(), b);
+	arbiter_metrics(d, b);	/* its families, while it runs */
 }

@@ -129,19 +129,6 @@ void metrics_on_gone(struct gp_metrics *m, pid_t pid, uint64_t now)
 	}
 }
 
-void metrics_policy_add(struct gp_metrics *m, const char *name,
-			const char *help, uint64_t n)
-{
-	for (int i = 0; i < m->npolicy; i++)
-		if (!strcmp(m->policy[i].name, name)) {
-			m->policy[i].v += n;
-			return;
-		}
-	if (m->npolicy == METRICS_MAX_POLICY)
-		return;
-	m->policy[m->npolicy++] = (struct metrics_counter){ name, help, n };
-}
-
 static void hist(struct prom_buf *b, const char *name, const char *help,
 		 const struct metrics_hist *h)
 {
@@ -175,7 +162,7 @@ static void per_pid(struct prom_buf *b, const struct gp_metrics *m,
 void metrics_render(const struct gp_metrics *m, uint64_t now,
 		    struct prom_buf *b)
 {
-	char lab[64], name[96];
+	char lab[64];
 	uint32_t held = 0;
 
 	for (int i = 0; i < m->npid; i++)
@@ -219,12 +206,6 @@ void metrics_render(const struct gp_metrics *m, uint64_t now,
 		    "Socket clients refused because too many were connected.");
 	prom_sample(b, "gpreempt_clients_rejected_total", NULL,
 		    m->clients_rejected);
-	for (int i = 0; i < m->npolicy; i++) {
-		snprintf(name, sizeof(name), "gpreempt_policy_%s_total",
-			 m->policy[i].name);
-		prom_family(b, name, "counter", m->policy[i].help);
-		prom_sample(b, name, NULL, m->policy[i].v);
-	}
 
 	hist(b, "gpreempt_suspend_duration_seconds",
 	     "Duration of the SUSPEND_QUEUES debug-trap ioctl.", &m->suspend);

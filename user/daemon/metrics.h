@@ -13,12 +13,22 @@
  *   gpreempt_requests_total{op}              counter socket requests by op
  *   gpreempt_errors_total{cause}             counter failed requests by cause (exit code names)
  *   gpreempt_watchdog_resumes_total          counter holds ended by --max-hold
- *   gpreempt_policy_<name>_total             counter whatever the policy registers
  *   gpreempt_suspend_duration_seconds        histogram SUSPEND_QUEUES ioctl
  *   gpreempt_resume_duration_seconds         histogram RESUME_QUEUES ioctl
  *   gpreempt_trigger_to_suspend_seconds      histogram request received -> queues suspended
  *   gpreempt_clients_rejected_total          counter  socket clients over the limit
  *   gpreempt_start_time_seconds              gauge   process start, Unix time
+ * The arbiter's (metrics_policy.c; only while it runs; its suspends and
+ * resumes also count in the families above):
+ *   gpreempt_policy_online_busy              gauge   1 while online is busy
+ *   gpreempt_policy_offline_processes        gauge   offline processes arbitrated
+ *   gpreempt_policy_offline_suspended        gauge   of them, suspended now
+ *   gpreempt_policy_{busy_periods,suspends,resumes,budget_resumes,
+ *     max_hold_resumes,cancelled_resumes,failures}_total   counters
+ *   gpreempt_policy_offline_suspended_seconds_total{pid,comm} counter
+ *   gpreempt_policy_offline_suspended_ratio{pid,comm} gauge  of its time
+ *   gpreempt_policy_trigger_to_suspend_seconds histogram busy -> SUSPEND issued
+ *   gpreempt_policy_{suspend,resume}_duration_seconds histogram its ioctls
  * Per-pid series are bounded (METRICS_MAX_PIDS): the oldest process that
  * is no longer held makes room. `gpu_id` is the label AMD's device
  * metrics exporter uses for the same GPU; gpreempt adds it where a value
@@ -31,10 +41,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "policy.h"
 #include "prom.h"
 
 #define METRICS_MAX_PIDS 256
-#define METRICS_MAX_POLICY 16
 /* Histogram bounds: 2^k microseconds, k = 0..METRICS_SLOTS-1 (1 us ..
  * ~33.6 s), then +Inf. */
 #define METRICS_SLOTS 26
@@ -56,12 +66,6 @@ struct metrics_pid {
 	uint64_t last_ns;	/* last activity, for eviction */
 };
 
-struct metrics_counter {
-	const char *name;	/* "toggles" -> gpreempt_policy_toggles_total */
-	const char *help;
-	uint64_t v;
-};
-
 struct gp_metrics {
 	double start_unix;
 	uint32_t sessions_held;		/* gauges the daemon sets */
@@ -71,8 +75,6 @@ struct gp_metrics {
 	struct metrics_hist suspend, resume, trigger;
 	struct metrics_pid pid[METRICS_MAX_PIDS];
 	int npid;
-	struct metrics_counter policy[METRICS_MAX_POLICY];
-	int npolicy;
 };
 
 void metrics_init(struct gp_metrics *m, double start_unix);
@@ -93,12 +95,19 @@ void metrics_on_resume(struct gp_metrics *m, pid_t pid, uint64_t ioctl_ns,
 /* pid is no longer held (exited, detached): its hold time stops without
  * counting a resume (the kernel resumes an exited or detached target). */
 void metrics_on_gone(struct gp_metrics *m, pid_t pid, uint64_t now);
-/* A policy counter by name (created on first use; bounded). */
-void metrics_policy_add(struct gp_metrics *m, const char *name,
-			const char *help, uint64_t n);
 
 /* The whole exposition at monotonic now. */
 void metrics_render(const struct gp_metrics *m, uint64_t now,
 		    struct prom_buf *b);
+
+/* The comm of an offline pid, for its labels ("" if unknown). */
+typedef const char *(*metrics_comm_fn)(void *ctx, int pid);
+/* The arbiter's families from its policy at monotonic now (the policy's
+ * clock). */
+void metrics_render_policy(const struct gp_policy *p, uint64_t now,
+			   metrics_comm_fn comm, void *ctx, struct prom_buf *b);
+/* A log2-ns histogram (hist.h's gp_hist) as a classic one in seconds. */
+void metrics_render_log2(struct prom_buf *b, const char *name,
+			 const char *help, const struct gp_hist *h);
 
 #endif

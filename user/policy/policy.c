@@ -292,6 +292,21 @@ void gp_policy_tick(struct gp_policy *p, uint64_t now,
 	advance(p, now, out);
 }
 
+void gp_policy_reconfigure(struct gp_policy *p, uint64_t now,
+			   const struct gp_policy_cfg *c,
+			   struct gp_pactions *out)
+{
+	bool window = c->window_ns != p->cfg.window_ns ||
+		      c->min_offline_share != p->cfg.min_offline_share;
+
+	advance(p, now, out);
+	p->cfg = *c;
+	/* Old windows' accounting means nothing under a new budget. */
+	if (window)
+		new_window(p, p->now, p->now, out);
+	advance(p, now, out);
+}
+
 bool gp_policy_online_busy(const struct gp_policy *p)
 {
 	return p->n_busy > 0;

@@ -156,6 +156,16 @@ int gp_policy_offline_attached(struct gp_policy *p, uint64_t now, int pid,
 			       struct gp_pactions *out);
 void gp_policy_offline_gone(struct gp_policy *p, uint64_t now, int pid,
 			    struct gp_pactions *out);
+/*
+ * A new configuration (SIGHUP) at now, without dropping a hold: deadlines
+ * up to now are acted on under the old one first. A changed window or
+ * share starts a new window at now (fresh budget); a changed
+ * resume_after or max_hold applies to the running linger or suspension,
+ * and one already past is acted on at once.
+ */
+void gp_policy_reconfigure(struct gp_policy *p, uint64_t now,
+			   const struct gp_policy_cfg *c,
+			   struct gp_pactions *out);
 /* The timer fired (or any time): act on deadlines up to now. */
 void gp_policy_tick(struct gp_policy *p, uint64_t now,
 		    struct gp_pactions *out);

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The arbiter's part of the --metrics scrape (arbiter.h, metrics.h). */
+#include "arbiter_int.h"
+#include "metrics.h"
+#include "util.h"
+
+static const char *comm_of(void *ctx, int pid)
+{
+	struct arb_proc *p = arb_find(ctx, pid);
+
+	return p ? p->comm : "";
+}
+
+void arbiter_metrics(const struct daemon *d, struct prom_buf *b)
+{
+	if (d->arb)
+		metrics_render_policy(&d->arb->pol, monotonic_ns(), comm_of,
+				      d->arb, b);
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SIGHUP for the arbiter (arbiter.h): new selectors, detect signals and
+ * policy timings on the running arbiter, every hold kept.
+ *
+ * - Selectors are replaced; run-time classes ('classify') are kept: they
+ *   are the operator's later word and win over selectors, as at start.
+ * - Every known process is classified again. One leaving offline is
+ *   resumed and, if the arbiter attached it, detached; one leaving
+ *   online has its busy ended and its queues unwatched; one becoming
+ *   offline is attached and joins at once (suspended if online is busy).
+ *   Processes not known yet are found by the next scan (now).
+ * - The policy's timings change in place (gp_policy_reconfigure); the
+ *   watchdog deadlines of the arbiter's own holds follow the new
+ *   --max-hold, as the policy does (hold_start's rule, from the hold's
+ *   start), so the policy stays the one that ends them.
+ * - notify or queues turned off ends the busy they reported (a busy
+ *   that could no longer be ended by idle would freeze offline).
+ * The daemon checked n with the parser first: a bad file reaches none
+ * of this.
+ */
+#include <string.h>
+
+#include "arbiter_int.h"
+#include "util.h"
+
+/* The class a known process has under a's classifier now. */
+static enum gp_pclass reclass(struct arbiter *a, const struct arb_proc *p,
+			      bool *conflict)
+{
+	struct gp_proc_desc pd;
+	enum gp_pclass cls;
+	char err[512];
+
+	*conflict = false;
+	if (gp_proc_describe("/proc", p->pid, &pd))
+		return p->cls;	/* gone: the scan's pidfd check sees it */
+	if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
+		if (!p->conflict)
+			alog(a, "%s: left alone", err);
+		*conflict = true;
+		return GP_CLASS_NONE;
+	}
+	/* Made online by its own busy (arbiter_req.c) while there is no
+	 * --online selector: it stays online while there is still none. */
+	if (cls == GP_CLASS_NONE && p->cls == GP_CLASS_ONLINE &&
+	    !a->cls.n_online)
+		return GP_CLASS_ONLINE;
+	return cls;
+}
+
+/* Moves p to class cls: the policy first, then the session. */
+static bool set_class(struct daemon *d, struct arb_proc *p,
+		      enum gp_pclass cls, bool conflict, const char *why)
+{
+	struct arbiter *a = d->arb;
+	enum gp_pclass was = p->cls;
+	struct target *t;
+	char msg[96];
+
+	p->conflict = conflict;
+	if (was == cls)
+		return false;
+	snprintf(msg, sizeof(msg), "%s: now %s", why, gp_pclass_name(cls));
+	if (was != GP_CLASS_NONE)
+		arb_leave(d, p, msg);	/* resumes it / ends its busy */
+	if (was == GP_CLASS_OFFLINE && p->own_session &&
+	    (t = target_find(d, p->pid))) {
+		p->own_session = false;
+		alog(a, "pid %d (%s): detaching the arbiter's session", p->pid,
+		     p->comm);
+		target_drop(d, t);
+	}
+	if (was == GP_CLASS_ONLINE && gp_qwatch_remove_pid(&a->qw, p->pid))
+		alog(a, "pid %d (%s): its queues are no longer watched",
+		     p->pid, p->comm);
+	p->cls = cls;
+	if (cls == GP_CLASS_OFFLINE) {
+		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
+		p->retry_at = 0;
+		arb_offline_join(d, p);
+	} else if (was == GP_CLASS_NONE) {
+		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
+	}
+	return true;
+}
+
+/* Ends the busy of every source but the queue watcher (notify off). */
+static void end_notify(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	uint64_t src[GP_POLICY_MAX_BUSY];
+	int i, n = 0;
+
+	for (i = 0; i < a->pol.n_busy; i++)
+		if (!(a->pol.busy[i].src & (1ULL << 62)))
+			src[n++] = a->pol.busy[i].src;
+	for (i = 0; i < n; i++)
+		gp_policy_source_closed(&a->pol, monotonic_ns(), src[i],
+					&a->act);
+	a->n_notify = 0;
+	if (n)
+		alog(a, "notify is off: %d busy source%s ended", n,
+		     n == 1 ? "" : "s");
+	arb_apply(d);
+}
+
+static void end_queues(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	int i;
+
+	for (i = 0; i < a->qw.n; i++)
+		gp_policy_source_closed(&a->pol, monotonic_ns(),
+					ARB_SRC_QWATCH(a->qw.p[i].pid),
+					&a->act);
+	if (a->qw.n)
+		alog(a, "queue detection is off: %d process%s no longer "
+		     "watched", a->qw.n, a->qw.n == 1 ? "" : "es");
+	gp_qwatch_init(&a->qw);
+	arb_apply(d);
+}
+
+/* The watchdog bound of the arbiter's holds follows --max-hold. */
+static void rearm_holds(struct daemon *d)
+{
+	struct arbiter *a = d->arb;
+	struct target *t;
+	int i;
+
+	for (i = 0; i < a->pol.n_off; i++)
+		if (a->pol.off[i].suspended &&
+		    (t = target_find(d, a->pol.off[i].pid)) && t->held_since)
+			t->deadline = t->held_since + d->max_hold_ns;
+}
+
+static int held_count(const struct arbiter *a)
+{
+	int i, n = 0;
+
+	for (i = 0; i < a->pol.n_off; i++)
+		n += a->pol.off[i].suspended;
+	return n;
+}
+
+void arbiter_reload(struct daemon *d, const struct arbiter_opts *n)
+{
+	char ra[32], win[32], poll[32];
+	struct arbiter_opts *o = &d->cur.arb;
+	const char *dir = o->kfd_proc_dir;	/* tests' stand-in, kept */
+	struct arbiter *a = d->arb;
+	struct gp_err e = {};
+	int i, moved = 0;
+	bool conflict;
+
+	if (!a) {
+		*o = *n;
+		o->kfd_proc_dir = dir;
+		if (o->enabled && arbiter_start(d, &e))
+			dlog_at(LOG_ERR, "reload: the arbiter did not start: "
+				"%s", e.msg);
+		return;
+	}
+	if (!n->enabled) {
+		/* Everything it holds goes back, then it stops. */
+		for (i = a->n; i-- > 0;)
+			set_class(d, &a->p[i], GP_CLASS_NONE, false,
+				  "arbiter off (reload)");
+		arbiter_stop(d);
+		*o = *n;
+		o->kfd_proc_dir = dir;
+		dlog("arbiter: off after reload (no arbitration option "
+		     "left): offline processes resumed and released");
+		return;
+	}
+	if (o->detect_notify && !n->detect_notify)
+		end_notify(d);
+	if (o->detect_queues && !n->detect_queues)
+		end_queues(d);
+	*o = *n;
+	o->kfd_proc_dir = dir;
+
+	/* New selectors; run-time classes (a->cls.over) stay. */
+	a->cls.n_online = n->cls.n_online;
+	a->cls.n_offline = n->cls.n_offline;
+	memcpy(a->cls.online, n->cls.online, sizeof(a->cls.online));
+	memcpy(a->cls.offline, n->cls.offline, sizeof(a->cls.offline));
+
+	a->cfg = n->pol;
+	a->cfg.max_hold_ns = d->max_hold_ns;
+	gp_policy_reconfigure(&a->pol, monotonic_ns(), &a->cfg, &a->act);
+	arb_apply(d);
+	rearm_holds(d);
+
+	for (i = a->n; i-- > 0;) {
+		struct arb_proc *p = &a->p[i];
+		enum gp_pclass cls = reclass(a, p, &conflict);
+
+		moved += set_class(d, p, cls, conflict, "reclassified (reload)");
+	}
+	a->next_scan = 0;	/* new offline processes: at once */
+	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
+	fmt_ns(win, sizeof(win), a->cfg.window_ns);
+	fmt_ns(poll, sizeof(poll), o->poll_ns);
+	dlog("arbiter: reloaded: %d online and %d offline selector%s, "
+	     "detect %s, --resume-after %s, --min-offline-share %u%%, "
+	     "--window %s, --poll %s; %d process%s reclassified, "
+	     "%d offline held", o->cls.n_online, o->cls.n_offline,
+	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s",
+	     o->detect_notify && o->detect_queues ? "notify,queues" :
+	     o->detect_queues ? "queues" : "notify",
+	     ra, a->cfg.min_offline_share, win, poll, moved, moved == 1 ? "" : "es",
+	     held_count(a));
+}
