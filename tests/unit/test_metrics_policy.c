@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "metrics.h"
 #include "tap.h"
 #include "util.h"
@@ -41,10 +42,10 @@ static char *scenario(void)
 	gp_policy_busy(&P, T0, 1, 100, &A);
 	gp_policy_tick(&P, T0 + 50 * MS, &A);
 	A.n = 0;
-	gp_policy_hist_add(&P.st.trigger_to_suspend, 3000);	/* 3 us */
-	gp_policy_hist_add(&P.st.suspend_ioctl, 500);
-	gp_policy_hist_add(&P.st.suspend_ioctl, 1500);
-	gp_policy_hist_add(&P.st.resume_ioctl, 5 * NSEC_PER_SEC);
+	gp_hist_add(&P.st.trigger_to_suspend, 3000);	/* 3 us */
+	gp_hist_add(&P.st.suspend_ioctl, 500);
+	gp_hist_add(&P.st.suspend_ioctl, 1500);
+	gp_hist_add(&P.st.resume_ioctl, 5 * NSEC_PER_SEC);
 	metrics_render_policy(&P, T0 + 60 * MS, comm, NULL, &b);
 	return b.p;
 }

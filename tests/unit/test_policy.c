@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "hist.h"
 #include "policy.h"
 #include "util.h"
 
@@ -396,11 +397,11 @@ TEST(hist_add_log2)
 {
 	struct gp_hist h = { 0 };
 
-	gp_policy_hist_add(&h, 0);
-	gp_policy_hist_add(&h, 1);
-	gp_policy_hist_add(&h, 3);
-	gp_policy_hist_add(&h, 1024);
-	gp_policy_hist_add(&h, UINT64_MAX / 2);
+	gp_hist_add(&h, 0);
+	gp_hist_add(&h, 1);
+	gp_hist_add(&h, 3);
+	gp_hist_add(&h, 1024);
+	gp_hist_add(&h, UINT64_MAX / 2);
 	CHECK(h.slots[0] == 2 && h.slots[1] == 1 && h.slots[10] == 1);
 	CHECK(h.slots[GP_MAX_SLOTS - 1] == 1);
 	CHECK(h.count == 5);

@@ -219,3 +219,18 @@ int gp_hists_print(FILE *f, int map_fd, const struct gp_out_opts *o)
 {
 	return gp_hists_print_pids(f, map_fd, o, NULL, 0);
 }
+
+void gp_hist_add(struct gp_hist *h, uint64_t ns)
+{
+	unsigned int slot = 0;
+	uint64_t v = ns;
+
+	/* Slot i holds [2^i, 2^(i+1)), slot 0 also 0 (hist.h). */
+	while (v > 1 && slot < GP_MAX_SLOTS - 1) {
+		v >>= 1;
+		slot++;
+	}
+	h->slots[slot]++;
+	h->count++;
+	h->sum_ns += ns;
+}

@@ -33,6 +33,9 @@
 #include "names.h"
 #include "outopts.h"
 
+/* Count ns in a user-space struct gp_hist with ns slots (unit 1 ns), as
+ * the BPF side buckets: slot i holds [2^i, 2^(i+1)), slot 0 also 0. */
+void gp_hist_add(struct gp_hist *h, uint64_t ns);
 /* The rows print_log2_hist prints for slot i: low -> high (inclusive). */
 void gp_hist_bounds(unsigned int slot, uint64_t *low, uint64_t *high);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "arbiter_int.h"
+#include "hist.h"
 #include "util.h"
 
 static struct arbiter arb_storage;
@@ -152,12 +153,12 @@ void arb_apply(struct daemon *d)
 		}
 		t0 = monotonic_ns();
 		if (susp && x->cause == GP_CAUSE_BUSY && a->trigger_ns)
-			gp_policy_hist_add(&a->pol.st.trigger_to_suspend,
+			gp_hist_add(&a->pol.st.trigger_to_suspend,
 					   t0 - a->trigger_ns);
 		r = susp ? session_suspend(t->s, NULL, 0, 0, &op, &e) :
 			   session_resume(t->s, NULL, 0, &op, &e);
 		dt = monotonic_ns() - t0;
-		gp_policy_hist_add(susp ? &a->pol.st.suspend_ioctl :
+		gp_hist_add(susp ? &a->pol.st.suspend_ioctl :
 					  &a->pol.st.resume_ioctl, dt);
 		if (susp && op.ret >= 0) {
 			hold_start(d, t, 0);

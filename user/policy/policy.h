@@ -184,7 +184,5 @@ double gp_policy_suspended_fraction(const struct gp_policy *p, int pid,
 const char *gp_pcause_name(enum gp_pcause c);
 const char *gp_pop_name(enum gp_pop op);
 const char *gp_pstate_name(enum gp_pstate s);
-/* Records one measured duration (ns) into a log2 histogram in ns. */
-void gp_policy_hist_add(struct gp_hist *h, uint64_t ns);
 
 #endif
