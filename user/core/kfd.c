@@ -214,13 +214,20 @@ int kfd_version_check(uint32_t major, uint32_t minor)
 	return GP_EXIT_NO_DEBUG_API;
 }
 
+static int sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg);
+}
+
+int (*kfd_ioctl_fn)(int fd, unsigned long req, void *arg) = sys_ioctl;
+
 static int timed_ioctl(struct kfd *k, unsigned long req, void *arg)
 {
 	uint64_t t0 = monotonic_ns();
 	int r;
 
 	do {
-		r = ioctl(k->fd, req, arg);
+		r = kfd_ioctl_fn(k->fd, req, arg);
 	} while (r < 0 && errno == EINTR);
 	k->last_ns = monotonic_ns() - t0;
 	return r < 0 ? -errno : r;

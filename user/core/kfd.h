@@ -79,6 +79,14 @@ enum kfd_call {
 	KFD_CALL_PTRACE,	/* PTRACE_SEIZE of the target's leader */
 };
 
+/*
+ * The one door to the driver: every ioctl of this layer (GET_VERSION and
+ * each DBG_TRAP op) goes through this pointer, ioctl(2) unless a host
+ * test (L1) points it at a stand-in KFD (tests/unit/kfd_standin.h) to
+ * make the driver fail or grow on demand. Nothing in user/ sets it.
+ */
+extern int (*kfd_ioctl_fn)(int fd, unsigned long req, void *arg);
+
 /* Name of a call for messages and JSON ("suspend", "enable", ...). */
 const char *kfd_call_name(enum kfd_call call);
 
