@@ -144,10 +144,52 @@ TEST(resume_that_works_ends_the_hold)
 	session_free(t->s);
 }
 
+/*
+ * A client's resume without ids that leaves queues suspended (the GPU
+ * failed to map them) keeps the hold and schedules the retry; it used to
+ * end the hold, leaving the queues suspended with no deadline.
+ */
+TEST(client_resume_that_fails_keeps_the_hold)
+{
+	struct proto_req q = { .verb = PROTO_RESUME };
+	struct client c = { .fd = -1 };
+	struct target *t = held_target();
+	char line[256];
+	uint64_t before;
+	int n;
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	d.o = &d.cur;
+	q.pid = t->pid;
+	n = proto_format_request(line, sizeof(line), &q);
+	CHECK(n > 0);
+	sb.resume_map_fail = 1;
+	before = monotonic_ns();
+	daemon_request(&d, &c, line, n);
+	CHECK(sb.n_resume == 1);
+	CHECK(session_suspended_count(t->s) == 2);
+	CHECK(t->held_since != 0);
+	CHECK(t->resume_failures == 1);
+	CHECK(t->deadline >= before + 100 * MS &&
+	      t->deadline <= before + 150 * MS);
+	CHECK(c.out && strstr(c.out, "error"));
+	/* the retry then resumes both and ends the hold */
+	sleep_until(t->deadline);
+	targets_watchdog(&d);
+	CHECK(sb.n_resume == 2);
+	CHECK(session_suspended_count(t->s) == 0);
+	CHECK(t->held_since == 0 && t->deadline == 0);
+	free(c.out);
+	session_free(t->s);
+}
+
 int main(void)
 {
 	kfd_ioctl_fn = kfd_standin_ioctl;
 	RUN(failed_resume_is_retried_with_backoff);
 	RUN(resume_that_works_ends_the_hold);
+	RUN(client_resume_that_fails_keeps_the_hold);
 	return tap_done();
 }

@@ -146,6 +146,8 @@ void hold_end(struct target *t);
  * log. 0, or -1 when queues stay suspended: the hold goes on with a
  * retry deadline (backoff) and status reports resume_failures.
  */
+void target_retry_resume(struct target *t, const char *why,
+			 const char *cause);
 int target_resume_all(struct target *t, const char *why);
 void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 		     bool all);

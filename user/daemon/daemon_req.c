@@ -114,9 +114,14 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		dm_resume(t->pid, op.ns, false);
 	if (suspend && op.ret >= 0)
 		hold_start(d, t, q->for_ns);
-	else if (!suspend && op.ret >= 0 &&
-		 (!q->n_queues || !session_suspended_count(t->s)))
+	else if (!suspend && !session_suspended_count(t->s)) {
 		hold_end(t);
+		t->resume_failures = 0;
+	} else if (!suspend && !q->n_queues) {
+		/* asked for everything, queues left: never a forgotten hold */
+		target_retry_resume(t, "resume request",
+				    r ? e.msg : "some queues failed to map");
+	}
 	if (d->o->verbose || r)
 		dlog_at(r ? LOG_WARNING : LOG_INFO,
 			"%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",

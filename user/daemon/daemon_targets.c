@@ -177,6 +177,30 @@ void hold_end(struct target *t)
 }
 
 /*
+ * A resume left queues suspended: keep the hold, next attempt after the
+ * backoff (RESUME_RETRY_MIN_NS doubling to RESUME_RETRY_MAX_NS).
+ */
+void target_retry_resume(struct target *t, const char *why, const char *cause)
+{
+	uint64_t now = monotonic_ns(), wait;
+	char next[32];
+
+	wait = RESUME_RETRY_MIN_NS << (t->resume_failures < 6 ?
+				       t->resume_failures : 6);
+	if (wait > RESUME_RETRY_MAX_NS)
+		wait = RESUME_RETRY_MAX_NS;
+	t->resume_failures++;
+	if (!t->held_since)
+		t->held_since = now;
+	t->deadline = now + wait;
+	fmt_ns(next, sizeof(next), wait);
+	dlog_at(LOG_ERR, "%s: resuming pid %d failed (attempt %u), %u queue%s "
+		"still suspended, retrying in %s: %s", why, t->pid,
+		t->resume_failures, session_suspended_count(t->s),
+		session_suspended_count(t->s) == 1 ? "" : "s", next, cause);
+}
+
+/*
  * A resume that left queues suspended (the ioctl failed, or the GPU
  * failed to map some queue) is retried: the hold stays, with a deadline
  * RESUME_RETRY_MIN_NS away, doubling up to RESUME_RETRY_MAX_NS; status
@@ -187,8 +211,8 @@ int target_resume_all(struct target *t, const char *why)
 {
 	struct session_op op = {};
 	struct gp_err e = {};
-	uint64_t now = monotonic_ns(), wait;
-	char held[32], next[32];
+	uint64_t now = monotonic_ns();
+	char held[32];
 	int r;
 
 	if (!t->held_since && !session_suspended_count(t->s))
@@ -205,20 +229,7 @@ int target_resume_all(struct target *t, const char *why)
 		t->resume_failures = 0;
 		return 0;
 	}
-	wait = RESUME_RETRY_MIN_NS << (t->resume_failures < 6 ?
-				       t->resume_failures : 6);
-	if (wait > RESUME_RETRY_MAX_NS)
-		wait = RESUME_RETRY_MAX_NS;
-	t->resume_failures++;
-	if (!t->held_since)
-		t->held_since = now;
-	t->deadline = now + wait;
-	fmt_ns(next, sizeof(next), wait);
-	dlog_at(LOG_ERR, "%s: resuming pid %d failed (attempt %u), %u queue%s still "
-	     "suspended, retrying in %s: %s", why, t->pid, t->resume_failures,
-	     session_suspended_count(t->s),
-	     session_suspended_count(t->s) == 1 ? "" : "s", next,
-	     r ? e.msg : "some queues failed to map");
+	target_retry_resume(t, why, r ? e.msg : "some queues failed to map");
 	return -1;
 }
 
