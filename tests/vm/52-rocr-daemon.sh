@@ -86,7 +86,7 @@ gpreempt-ctl resume -p "$TPID" -j > /tmp/dr.json 2> /tmp/dr.err
 rc=$?
 d_send "status pid=$TPID"
 if [ $rc -eq 0 ] && ctl_has /tmp/dr.json '.type == "resume" and .ret == 0' &&
-   grep -q "^session pid=$TPID .* held_ns=0 left_ns=0$" /tmp/d.out; then
+   grep -q "^session pid=$TPID .* held_ns=0 left_ns=0\( \|$\)" /tmp/d.out; then
 	gp_ok "$n"
 else
 	gp_fail "$n" "rc=$rc $(cat /tmp/dr.err /tmp/d.out)"
