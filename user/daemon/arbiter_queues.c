@@ -43,6 +43,8 @@ struct arbq {
 	char off_why[32];	/* protocol token when the probe is off */
 	struct gp_qfeed f;
 	uint64_t events;
+	bool ready;		/* the fd was readable: immediate events */
+	uint64_t next_drain;	/* batched ones (failed creates) */
 	int n_seeded;
 	int seeded[ARB_MAX_PROCS];	/* online pids already seeded */
 };
@@ -208,6 +210,14 @@ int arbiter_queues_fd(const struct daemon *d)
 	return q && q->probe ? gp_probe_fd(q->probe) : -1;
 }
 
+void arbiter_queues_ready(struct daemon *d)
+{
+	struct arbq *q = arbq_of(d);
+
+	if (q)
+		q->ready = true;
+}
+
 /* Captured addresses: this daemon's probe map. */
 static bool cap_probe(void *ctx, int pid, uint32_t gpu, uint32_t qid,
 		      uint64_t *w, uint64_t *r)
@@ -246,6 +256,26 @@ static int sysq_cb(const struct gp_queue_row *r, void *ctx)
 	return 0;
 }
 
+static bool need_mqd(const struct arbq *q, int pid,
+		     const struct gp_qf_sysq *s, size_t n,
+		     const gp_qf_capture_fn *caps, void *const *ctx, size_t nc)
+{
+	uint64_t w, r;
+	size_t i, c;
+
+	for (i = 0; i < n; i++) {
+		bool have = s[i].type != GP_QF_KFD_COMPUTE ||
+			    gp_qfeed_watched(&q->f, pid, s[i].queue_id);
+
+		for (c = 0; c < nc && !have; c++)
+			have = caps[c](ctx[c], pid, s[i].gpu_id,
+				       s[i].queue_id, &w, &r) && w && r;
+		if (!have)
+			return true;
+	}
+	return false;
+}
+
 /* An online process seen for the first time: its existing queues. */
 static void arbq_seed(struct daemon *d, struct arbq *q, int pid)
 {
@@ -265,12 +295,15 @@ static void arbq_seed(struct daemon *d, struct arbq *q, int pid)
 	pin = gp_queues_open_pinned();
 	ctx[0] = q->probe;
 	ctx[1] = (void *)(intptr_t)pin;
-	/* The MQD dump is root-only debugfs: read it when it is needed. */
-	m.err = gp_mqd_read_addrs(&mp, &rows, &m.undecoded);
-	if (m.err >= 0) {
-		m.n = m.err;
-		m.a = rows;
-		m.err = 0;
+	/* The MQD dump (debugfs, KFD formats every queue of the machine):
+	 * only when a capture does not have every compute queue. */
+	if (need_mqd(q, pid, s.q, s.n, caps, ctx, 2)) {
+		m.err = gp_mqd_read_addrs(&mp, &rows, &m.undecoded);
+		if (m.err >= 0) {
+			m.n = m.err;
+			m.a = rows;
+			m.err = 0;
+		}
 	}
 	added = gp_qfeed_seed(&q->f, pid, s.q, s.n, caps, ctx, 2, &m);
 	if (pin >= 0)
@@ -304,8 +337,13 @@ void arbq_tick(struct daemon *d)
 
 	if (!q)
 		return;
-	if (q->probe)
-		gp_probe_poll(q->probe, 0);	/* never blocks */
+	/* Immediate events wake the fd (the loop polls it); batched ones
+	 * are read every ARB_SCAN_MS. gp_probe_poll(p, 0) never blocks. */
+	if (q->probe && (q->ready || monotonic_ns() >= q->next_drain)) {
+		q->ready = false;
+		q->next_drain = monotonic_ns() + ARB_SCAN_MS * NSEC_PER_MSEC;
+		gp_probe_poll(q->probe, 0);
+	}
 	/* Online processes no longer known or no longer online. */
 	for (i = q->n_seeded; i-- > 0;) {
 		struct arb_proc *p = arb_find(a, q->seeded[i]);

@@ -91,6 +91,8 @@ static int loop(struct daemon *d)
 			while (read(d->tfd, &ticks, sizeof(ticks)) > 0)
 				;
 		targets_watchdog(d);
+		if (r > 0 && p[n + nm].revents)
+			arbiter_queues_ready(d);
 		arbiter_tick(d);
 		/* a runtime enabled above, or a wait over */
 		daemon_waiting(d, monotonic_ns());
