@@ -113,8 +113,12 @@ void arbq_event(struct daemon *d, const struct gp_event *e)
 		     "watched", e->queue_id, e->pid);
 		break;
 	case GP_QF_REMOVED:
-		alog(a, "%s of pid %d: no longer watched",
-		     e->op == GP_OP_EXIT ? "queues" : "queue", e->pid);
+		if (e->op == GP_OP_EXIT)
+			alog(a, "pid %d exited: its queues are no longer "
+			     "watched", e->pid);
+		else
+			alog(a, "queue %u of pid %d destroyed: no longer "
+			     "watched", e->queue_id, e->pid);
 		break;
 	default:
 		break;
