@@ -14,6 +14,8 @@
  *    fixtures (tests/unit/fixtures/snapshot_root): the unambiguous queue
  *    gets the dump's wptr poll / rptr report addresses, the others a
  *    reason; a tracer's capture wins over the dump.
+ *  - L1: the real daemon loop with a KFD sysfs tree listing a stand-in
+ *    queue nobody saw created: `policy` names it unwatched, with why.
  *  - L1: the daemon without BPF privileges (in a user namespace: no
  *    CAP_BPF in the initial one) says so once in its log and in `policy`,
  *    and notify still works.
@@ -402,6 +404,65 @@ TEST(no_bpf_privilege_said_and_notify_works)
 	free(log);
 }
 
+/*
+ * The daemon's glue: a KFD sysfs tree (a temp dir as the arbiter's
+ * kfd_proc_dir) lists one compute queue of the online stand-in that no
+ * tracer saw created, and this host has no debugfs MQD dump: `policy`
+ * names it unwatched with that reason, and shows the tracer's line.
+ */
+TEST(daemon_policy_names_unwatched_queues)
+{
+	char on[32], kfd[96], qd[160], *argv[] = { "daemon", "-s", sock,
+		"--ready", ready, "--detect", "queues", "--online", on,
+		"--offline", "comm=no-such-job", NULL };
+	char want[800];
+	struct daemon_opts o;
+	pid_t d;
+	int fd, i, st;
+
+	snprintf(on, sizeof(on), "pid=%d", child);
+	snprintf(kfd, sizeof(kfd), "%s/kfd", dir);
+	snprintf(qd, sizeof(qd), "%s/%d/queues/0", kfd, child);
+	snprintf(want, sizeof(want), "mkdir -p %s && echo 19004 > %s/gpuid "
+		 "&& echo 0 > %s/type && echo 4096 > %s/size", qd, qd, qd, qd);
+	CHECK(system(want) == 0);
+	snprintf(sock, sizeof(sock), "%s/s2", dir);
+	snprintf(ready, sizeof(ready), "%s/ready2", dir);
+	snprintf(logf, sizeof(logf), "%s/log2", dir);
+	d = fork();
+	if (d == 0) {
+		if (!freopen(logf, "w", stderr) ||
+		    daemon_parse(11, argv, &o, stdout, stderr))
+			_exit(99);
+		o.arb.kfd_proc_dir = kfd;
+		_exit(daemon_main(&o));
+	}
+	for (i = 0; i < 100 && access(ready, F_OK); i++)
+		usleep(50000);
+	fd = gp_notify_open(sock);
+	CHECK(fd >= 0);
+	snprintf(want, sizeof(want), "unwatched pid=%d queue=0 gpu_id=19004 "
+		 "reason=%s\n", child,
+		 access(GP_DEBUGFS_MQDS, F_OK) ? "before-daemon-no-debugfs" :
+		 "before-daemon-not-in-mqd");
+	for (i = 0; fd >= 0 && i < 100; i++) {	/* the first scan: 100 ms */
+		CHECK(ask(fd, "policy\n") == 0);
+		if (strstr(reply, want))
+			break;
+		usleep(20000);
+	}
+	CHECK(strstr(reply, want) != NULL);
+	CHECK(strstr(reply, "\ntracer state=") != NULL);
+	CHECK(strstr(reply, "kfd_queues=1 watched=0") != NULL);
+	if (tap_cur_failed)
+		printf("# policy:\n%s", reply);
+	if (fd >= 0)
+		close(fd);
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -417,6 +478,7 @@ int main(void)
 	RUN(destroy_and_exit_remove);
 	RUN(seed_from_mqd_fixtures);
 	RUN(no_bpf_privilege_said_and_notify_works);
+	RUN(daemon_policy_names_unwatched_queues);
 	tell('X', 0, 0);
 	waitpid(child, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
