@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arb_proto.h"
+#include "qfeed.h"
 #include "gp_notify.h"
 #include "ctl_cmd.h"
 #include "ctl_conn.h"
@@ -409,6 +410,32 @@ static void pol_line(void *ctx, const char *l)
 			", last read failed: errno " : "",
 			strcmp(arb_kv_get(&kv, "err") ? : "0", "0") ?
 			arb_kv_get(&kv, "err") : "");
+	} else if (!strcmp(kv.kind, "tracer")) {
+		const char *on = arb_kv_get(&kv, "state") ? : "off";
+
+		fprintf(pp->f, "%-8s tracer   %s (%s, %s hooks)%s%s; creates "
+			"%s (%s watched, %s failed), destroys %s, seeded %s+%s "
+			"(capture+MQD)\n", "-", on, arb_kv_get(&kv, "mode") ? :
+			"-", arb_kv_get(&kv, "hooks") ? : "0",
+			strcmp(arb_kv_get(&kv, "feeding") ? : "0", "1") ?
+			": not feeding, " : "",
+			strcmp(arb_kv_get(&kv, "feeding") ? : "0", "1") ?
+			arb_kv_get(&kv, "why") ? : "" : "",
+			arb_kv_get(&kv, "creates"), arb_kv_get(&kv, "added"),
+			arb_kv_get(&kv, "create_failed"),
+			arb_kv_get(&kv, "destroys"),
+			arb_kv_get(&kv, "seeded_capture"),
+			arb_kv_get(&kv, "seeded_mqd"));
+	} else if (!strcmp(kv.kind, "unwatched")) {
+		const char *why = arb_kv_get(&kv, "reason") ? : "";
+		int w;
+
+		for (w = 0; w < GP_QF_WHY_MAX; w++)
+			if (!strcmp(gp_qf_why_name(w), why))
+				break;
+		fprintf(pp->f, "%-8s queue %s not watched: %s\n",
+			arb_kv_get(&kv, "pid"), arb_kv_get(&kv, "queue"),
+			w < GP_QF_WHY_MAX ? gp_qf_why_text(w) : why);
 	} else if (!strcmp(kv.kind, "hist")) {
 		print_hist_text(pp->f, &kv);
 	}

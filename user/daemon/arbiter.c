@@ -78,6 +78,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	     o->detect_notify && o->detect_queues ? "," : "",
 	     o->detect_queues ? "queues" : "", ra,
 	     a->cfg.min_offline_share, win);
+	arbq_start(d);
 	return 0;
 }
 
@@ -88,6 +89,7 @@ void arbiter_stop(struct daemon *d)
 
 	if (!a)
 		return;
+	arbq_stop(d);
 	/* targets_shutdown resumes and detaches every session. */
 	for (i = 0; i < a->n; i++)
 		if (a->p[i].pidfd >= 0)
@@ -241,7 +243,7 @@ static bool exited(const struct arb_proc *p)
 }
 
 /* A KFD process not seen before: classify it. */
-static void arb_discover(struct daemon *d, int pid)
+void arb_discover(struct daemon *d, int pid)
 {
 	struct arbiter *a = d->arb;
 	struct gp_proc_desc pd;
@@ -351,6 +353,7 @@ void arbiter_tick(struct daemon *d)
 		arb_scan(d);
 		a->next_scan = now + ARB_SCAN_MS * NSEC_PER_MSEC;
 	}
+	arbq_tick(d);
 	arb_poll_queues(d, now);
 	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
 	arb_apply(d);

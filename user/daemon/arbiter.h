@@ -61,6 +61,10 @@ void arbiter_client_closed(struct daemon *d, struct client *c);
 /* A server's notify connection: kept open however long it is quiet (its
  * busy belongs to it; closing it would resume offline mid-request). */
 bool arbiter_keeps(const struct daemon *d, const struct client *c);
+/* The embedded tracer's fd (--detect queues) for the poll loop, or -1. */
+int arbiter_queues_fd(const struct daemon *d);
+/* ... it was readable: drain it at the next arbiter_tick. */
+void arbiter_queues_ready(struct daemon *d);
 /* A target left the daemon (exited, detached). */
 void arbiter_target_gone(struct daemon *d, int pid);
 /*

@@ -53,5 +53,14 @@ void arb_apply(struct daemon *d);
 void arb_note_notify(struct arbiter *a, const struct client *c);
 void arb_offline_join(struct daemon *d, struct arb_proc *p);
 void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
+void arb_discover(struct daemon *d, int pid);
+
+/* arbiter_queues.c: the embedded tracer feeding the watcher. */
+struct gp_event;
+void arbq_start(struct daemon *d);
+void arbq_stop(struct daemon *d);
+void arbq_tick(struct daemon *d);
+void arbq_event(struct daemon *d, const struct gp_event *e);
+void arbq_policy(struct daemon *d, struct client *c);
 
 #endif

@@ -313,6 +313,7 @@ static void do_policy(struct daemon *d, struct client *c)
 		     (unsigned long long)w->polls,
 		     (unsigned long long)w->busy_polls, -w->err);
 	}
+	arbq_policy(d, c);
 	hist_line(c, "trigger_to_suspend", &s->trigger_to_suspend);
 	hist_line(c, "suspend_ioctl", &s->suspend_ioctl);
 	hist_line(c, "resume_ioctl", &s->resume_ioctl);

@@ -24,7 +24,7 @@
 static int loop(struct daemon *d)
 {
 	struct pollfd p[4 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS + 1 +
-			MHTTP_MAX_CONN];
+			MHTTP_MAX_CONN + 1];
 	struct signalfd_siginfo si;
 	uint32_t i, nt, nc;
 	uint64_t ticks, now, next_tick = 0;
@@ -52,11 +52,13 @@ static int loop(struct daemon *d)
 		p[n++] = (struct pollfd){ dlog_fd(), POLLOUT, 0 };
 		/* then the metrics endpoint's fds (metrics_http.h) */
 		nm = mhttp_pollfds(&d->http, p + n);
+		/* and the arbiter's embedded tracer (-1: none) */
+		p[n + nm] = (struct pollfd){ arbiter_queues_fd(d), POLLIN, 0 };
 		timeout = mhttp_timeout_ms(&d->http, monotonic_ns());
 		if (wait >= 0 && (timeout < 0 || wait < timeout))
 			timeout = wait;
 		timeout = timeout >= 0 && timeout < TICK_MS ? timeout : TICK_MS;
-		r = poll(p, n + nm, timeout);
+		r = poll(p, n + nm + 1, timeout);
 		if (r < 0 && errno != EINTR) {
 			dlog_at(LOG_ERR, "poll: %s", strerror(errno));
 			return SIGTERM;
@@ -89,6 +91,8 @@ static int loop(struct daemon *d)
 			while (read(d->tfd, &ticks, sizeof(ticks)) > 0)
 				;
 		targets_watchdog(d);
+		if (r > 0 && p[n + nm].revents)
+			arbiter_queues_ready(d);
 		arbiter_tick(d);
 		/* a runtime enabled above, or a wait over */
 		daemon_waiting(d, monotonic_ns());
