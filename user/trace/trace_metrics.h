@@ -36,6 +36,7 @@
 #define GP_TRACE_METRICS_H
 
 #include <stdint.h>
+#include <linux/types.h>
 #include "gpreempt.h"
 #include "metrics_http.h"
 #include "prom.h"
