@@ -116,6 +116,16 @@ now_ms() {
 	[ -z "$output" ]
 }
 
+@test "trace --metrics with a bad address: exit 2 before any probe, says what it wants" {
+	local addr
+	for addr in foo 127.0.0.1 127.0.0.1:0 example.com:9465 "[::1]9465"; do
+		run -2 --separate-stderr "$TRACE" --metrics "$addr"
+		[[ "$stderr" == *"bad metrics address '$addr'"*"IP:PORT"* ]] ||
+			{ echo "addr: $addr stderr: $stderr"; false; }
+		[ -z "$output" ]
+	done
+}
+
 @test "trace too many -p: exit 2" {
 	local args=() i
 	for i in $(seq 1 65); do args+=(-p "$i"); done
