@@ -9,6 +9,7 @@
 . /gp/tests/vm/trace_lib.sh
 
 ADDR=127.0.0.1:9465
+ip link set lo up 2>/dev/null	# the guest boots with lo down
 
 workload() {
 	kfd-exerciser create:gpu=0xdeadbeef,type=aql,ring=4096 \

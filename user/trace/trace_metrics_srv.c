@@ -64,8 +64,12 @@ int tm_wait(struct tm_server *s, int timeout_ms)
 	t = mhttp_timeout_ms(&s->http, now);
 	if (t >= 0 && t < timeout_ms)
 		timeout_ms = t;
-	if (poll(fds, o + n, timeout_ms) < 0 && errno != EINTR)
-		return -errno;
+	if (poll(fds, o + n, timeout_ms) < 0) {
+		if (errno != EINTR)
+			return -errno;
+		for (int i = 0; i < o + n; i++)	/* a signal: nothing to serve */
+			fds[i].revents = 0;
+	}
 	mhttp_service(&s->http, fds + o, n, monotonic_ns(), render, s);
 	/* batched events wait for this read, as with gp_probe_poll(p, 100) */
 	return ring >= 0 ? gp_probe_poll(s->probe, 0) : 0;
