@@ -152,7 +152,7 @@ EOC
 	TESTS=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/../tests
 	# The tracer cannot attach here (no kprobes, no amdgpu): its scrape
 	# renders through tm_render, fed here with every family populated;
-	# the VM test (tests/vm/2x/26-trace-metrics.sh) scrapes the tracer.
+	# the VM test (tests/vm/26-trace-metrics.sh) scrapes the tracer.
 	run -0 "$TESTS/test_trace_metrics" --dump
 	grep -q '^gpreempt_trace_calls_total{op="create"} 3$' <<< "$output"
 	grep -q '^gpreempt_queues{gpu_id="100",state="suspended"} 1$' <<< "$output"

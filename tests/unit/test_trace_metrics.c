@@ -6,7 +6,7 @@
  * rows), and the bucket bounds per unit. L1 host-only: that rendering
  * served over real loopback TCP by core/metrics_http.c (the tracer's
  * endpoint minus the BPF map reads, which need a loaded probe: covered
- * in the VM, tests/vm/2x/26-trace-metrics.sh).
+ * in the VM, tests/vm/26-trace-metrics.sh).
  * `test_trace_metrics --dump` prints the exposition for promtool
  * (tests/bats/metrics.bats).
  */
