@@ -169,8 +169,8 @@ now_ms() {
 	for args in "-p 1 -p 2" "--pid=3" "-d 500ms" "-d 10" "--duration=2m" \
 		    "-i 1s" "-T" "-m" "-u" "-j" "--json" "-k" "--kprobes" \
 		    "--reduced" "--check" "-v" "--no-pin" "-s" "--summary" \
-		    "--all-dbg" "-s -j -i 1s" \
-		    "--ready-file /tmp/x" "-T -m -j -v -p 9 -d 1 -i 1"; do
+		    "--all-dbg" "-s -j -i 1s" "--metrics 127.0.0.1:9465" \
+		    "--metrics=[::1]:9465" "--ready-file /tmp/x" "-T -m -j -v -p 9 -d 1 -i 1"; do
 		run -4 --separate-stderr "$TRACE" $args
 		[[ "$stderr" == *amdgpu* ]] ||
 			{ echo "args: $args stderr: $stderr"; false; }
