@@ -146,3 +146,17 @@ EOC
 	[ -z "$output" ] || { echo "$output"; false; }
 	kill -TERM "$DPID"; wait "$DPID"; DPID=
 }
+
+@test "metrics: gpreempt-trace's families from a map snapshot (L0 dump); promtool clean" {
+	command -v promtool >/dev/null || skip "no promtool (apt-get install prometheus)"
+	TESTS=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/../tests
+	# The tracer cannot attach here (no kprobes, no amdgpu): its scrape
+	# renders through tm_render, fed here with every family populated;
+	# the VM test (tests/vm/26-trace-metrics.sh) scrapes the tracer.
+	run -0 "$TESTS/test_trace_metrics" --dump
+	grep -q '^gpreempt_trace_calls_total{op="create"} 3$' <<< "$output"
+	grep -q '^gpreempt_queues{gpu_id="100",state="suspended"} 1$' <<< "$output"
+	grep -q '^gpreempt_trace_duration_seconds_bucket{op="create",le="+Inf"} 3$' <<< "$output"
+	run -0 promtool check metrics <<< "$output"
+	[ -z "$output" ] || { echo "$output"; false; }
+}

@@ -116,6 +116,16 @@ now_ms() {
 	[ -z "$output" ]
 }
 
+@test "trace --metrics with a bad address: exit 2 before any probe, says what it wants" {
+	local addr
+	for addr in foo 127.0.0.1 127.0.0.1:0 example.com:9465 "[::1]9465"; do
+		run -2 --separate-stderr "$TRACE" --metrics "$addr"
+		[[ "$stderr" == *"bad metrics address '$addr'"*"IP:PORT"* ]] ||
+			{ echo "addr: $addr stderr: $stderr"; false; }
+		[ -z "$output" ]
+	done
+}
+
 @test "trace too many -p: exit 2" {
 	local args=() i
 	for i in $(seq 1 65); do args+=(-p "$i"); done
@@ -159,8 +169,9 @@ now_ms() {
 	for args in "-p 1 -p 2" "--pid=3" "-d 500ms" "-d 10" "--duration=2m" \
 		    "-i 1s" "-T" "-m" "-u" "-j" "--json" "-k" "--kprobes" \
 		    "--reduced" "--check" "-v" "--no-pin" "-s" "--summary" \
-		    "--all-dbg" "-s -j -i 1s" \
-		    "--ready-file $ready" "-T -m -j -v -p 9 -d 1 -i 1"; do
+		    "--all-dbg" "-s -j -i 1s" "--metrics 127.0.0.1:9465" \
+		    "--metrics=[::1]:9465" "--ready-file $ready" \
+		    "-T -m -j -v -p 9 -d 1 -i 1"; do
 		run -4 --separate-stderr "$TRACE" $args
 		[[ "$stderr" == *amdgpu* ]] ||
 			{ echo "args: $args stderr: $stderr"; false; }

@@ -25,6 +25,7 @@
 #include "output.h"
 #include "probe.h"
 #include "queues.h"
+#include "trace_metrics.h"
 #include "util.h"
 
 #define MAX_PIDS 64
@@ -45,6 +46,7 @@ static struct env {
 	bool all_dbg;
 	enum gp_unit unit;
 	const char *ready_file;
+	const char *metrics;
 } env = { .unit = GP_UNIT_USEC };
 
 static volatile sig_atomic_t exiting;
@@ -55,7 +57,8 @@ static const char doc[] =
 "suspend/resume; keep a live PID -> queue map; print latency histograms.\n"
 "\n"
 "USAGE: gpreempt-trace [-p PID]... [-d DURATION] [-i INTERVAL] [-T] [-m|-u]\n"
-"                      [-j] [-s] [--all-dbg] [-k | --reduced] [--check] [-v]\n"
+"                      [-j] [-s] [--all-dbg] [-k | --reduced] [--check]\n"
+"                      [--metrics ADDR] [-v]\n"
 "\n"
 "EXAMPLES:\n"
 "    gpreempt-trace               # trace all KFD processes until Ctrl-C\n"
@@ -69,6 +72,8 @@ static const char doc[] =
 "    gpreempt-trace -k            # kprobes instead of fentry\n"
 "    gpreempt-trace --reduced     # UAPI arguments only (no amdgpu BTF)\n"
 "    gpreempt-trace --check       # what attaches on this kernel, and why\n"
+"    gpreempt-trace -s --metrics 127.0.0.1:9465\n"
+"                                 # Prometheus text at /metrics\n"
 "\n"
 "Text mode prints debug-trap calls other than SUSPEND_QUEUES/RESUME_QUEUES\n"
 "(the protocol around them) only with --all-dbg; -j prints every event.\n"
@@ -82,6 +87,7 @@ enum {
 	OPT_READY,
 	OPT_NO_PIN,
 	OPT_ALL_DBG,
+	OPT_METRICS,
 };
 
 static const struct argp_option opts[] = {
@@ -108,6 +114,8 @@ static const struct argp_option opts[] = {
 	  "Create FILE once every probe is attached", 0 },
 	{ "no-pin", OPT_NO_PIN, NULL, 0,
 	  "Do not pin the queue map under " GP_PIN_DIR, 0 },
+	{ "metrics", OPT_METRICS, "ADDR", 0, "Serve Prometheus metrics at "
+	  "http://ADDR/metrics (IP:PORT, [IPv6]:PORT; off by default)", 0 },
 	{ "verbose", 'v', NULL, 0, "libbpf debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -166,6 +174,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_NO_PIN:
 		env.no_pin = true;
 		break;
+	case OPT_METRICS: {
+		struct sockaddr_storage ss;
+		struct gp_err e;
+		socklen_t len;
+
+		if (mhttp_parse_addr(arg, &ss, &len, &e))
+			argp_error(state, "%s", e.msg);
+		env.metrics = arg;
+		break;
+	}
 	case 'v':
 		env.verbose = true;
 		break;
@@ -324,6 +342,7 @@ int main(int argc, char **argv)
 	struct gp_probe_err perr;
 	const struct gp_attach *a;
 	struct gp_probe *p = NULL;
+	struct tm_server tm = {};
 	uint64_t start, next_print;
 	int err, ret = GP_EXIT_FAILURE;
 
@@ -416,6 +435,15 @@ int main(int argc, char **argv)
 			gp_out_header(stdout, &o);
 		fflush(stdout);
 	}
+	if (env.metrics) {
+		struct gp_err e;
+
+		if (tm_listen(&tm, env.metrics, p, gp_unit_ns(env.unit), &e)) {
+			fprintf(stderr, "gpreempt-trace: %s\n", e.msg);
+			ret = e.exit;
+			goto cleanup;
+		}
+	}
 	if (env.ready_file && touch(env.ready_file))
 		fprintf(stderr, "gpreempt-trace: cannot create %s: %s\n",
 			env.ready_file, strerror(errno));
@@ -426,8 +454,9 @@ int main(int argc, char **argv)
 		uint64_t now;
 
 		/* Batched events show within the 100 ms timeout. */
-		err = env.summary ? poll(NULL, 0, 100) : gp_probe_poll(p, 100);
-		if (err < 0 && env.summary)
+		err = env.metrics ? tm_wait(&tm, 100) : env.summary ?
+		      poll(NULL, 0, 100) : gp_probe_poll(p, 100);
+		if (err < 0 && env.summary && !env.metrics)
 			err = errno == EINTR ? 0 : -errno;
 		if (err < 0) {
 			fprintf(stderr, "gpreempt-trace: polling the ring "
@@ -456,6 +485,7 @@ int main(int argc, char **argv)
 	ret = GP_EXIT_OK;
 
 cleanup:
+	tm_close(&tm);
 	gp_probe_close(p);
 	return ret;
 }

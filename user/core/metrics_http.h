@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The opt-in Prometheus endpoint (--metrics ADDR): a minimal HTTP/1.1
- * server for GET /metrics inside the daemon's poll loop. It never
- * blocks the loop: every socket is non-blocking, a request is read and
- * the reply written across loop rounds (POLLIN/POLLOUT), at most
+ * server for GET /metrics inside a poll loop (the daemon's and
+ * gpreempt-trace's). It never blocks the loop: every socket is
+ * non-blocking, a request is read and the reply written across loop
+ * rounds (POLLIN/POLLOUT), at most
  * MHTTP_MAX_CONN connections are open (more are closed at once), and a
  * connection older than MHTTP_TIMEOUT_NS is dropped. One request per
  * connection (Connection: close), which is how Prometheus scrapes.
