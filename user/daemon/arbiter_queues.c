@@ -365,20 +365,6 @@ void arbq_tick(struct daemon *d)
 		}
 }
 
-static void out(struct client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void out(struct client *c, const char *fmt, ...)
-{
-	char buf[PROTO_MAX_LINE];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	reply_line(c, buf, n < (int)sizeof(buf) ? n : -1);
-}
-
 struct unw_ctx {
 	struct client *c;
 	const struct arbq *q;
@@ -395,7 +381,7 @@ static int unwatched_cb(const struct gp_queue_row *r, void *ctx)
 	if (w == GP_QF_WHY_MAX)		/* created since: no note */
 		w = r->v.type != GP_QF_KFD_COMPUTE ? GP_QF_NOT_AQL :
 		    u->q->feeding ? GP_QF_NOT_CAPTURED : GP_QF_TRACER_OFF;
-	out(u->c, "unwatched pid=%u queue=%u gpu_id=%u reason=%s\n", r->k.pid,
+	reply_linef(u->c, "unwatched pid=%u queue=%u gpu_id=%u reason=%s\n", r->k.pid,
 	    r->k.queue_id, r->k.gpu_id, gp_qf_why_name(w));
 	return 0;
 }
@@ -414,7 +400,7 @@ void arbq_policy(struct daemon *d, struct client *c)
 		return;
 	s = &q->f.st;
 	at = q->probe ? gp_probe_attach_info(q->probe) : NULL;
-	out(c, "tracer state=%s mode=%s hooks=%d feeding=%d why=%s "
+	reply_linef(c, "tracer state=%s mode=%s hooks=%d feeding=%d why=%s "
 	    "events=%llu lost=%llu creates=%llu added=%llu "
 	    "create_failed=%llu not_online=%llu skipped=%llu destroys=%llu "
 	    "exits=%llu removed=%llu seeded_capture=%llu seeded_mqd=%llu\n",

@@ -195,20 +195,6 @@ err:
 	reply_err(c, &e);
 }
 
-static void line(struct client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void line(struct client *c, const char *fmt, ...)
-{
-	char buf[PROTO_MAX_LINE];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	reply_line(c, buf, n < (int)sizeof(buf) ? n : -1);
-}
-
 /* Queues KFD lists for pid (sysfs), -1 when it has no KFD process. */
 static int kfd_queues(const struct arbiter *a, int pid)
 {
@@ -241,7 +227,7 @@ static void hist_line(struct client *c, const char *name,
 	for (i = 0; i <= last; i++)
 		off += snprintf(slots + off, sizeof(slots) - off, "%s%llu",
 				i ? "," : "", (unsigned long long)h->slots[i]);
-	line(c, "hist name=%s count=%llu sum_ns=%llu slots=%s\n", name,
+	reply_linef(c, "hist name=%s count=%llu sum_ns=%llu slots=%s\n", name,
 	     (unsigned long long)h->count, (unsigned long long)h->sum_ns,
 	     slots);
 }
@@ -255,7 +241,7 @@ static void do_policy(struct daemon *d, struct client *c)
 
 	gp_policy_tick(&a->pol, now, &a->act);
 	arb_apply(d);
-	line(c, "arbiter state=%s online_busy=%d detect=%s "
+	reply_linef(c, "arbiter state=%s online_busy=%d detect=%s "
 	     "resume_after_ns=%llu min_offline_share=%u window_ns=%llu "
 	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
 	     "budget_resumes=%llu max_hold_resumes=%llu "
@@ -285,7 +271,7 @@ static void do_policy(struct daemon *d, struct client *c)
 				gp_qwatch_find(&a->qw, p->pid);
 
 			/* Say which of its queues are not watched. */
-			line(c, "proc pid=%d class=online uid=%u busy=%u "
+			reply_linef(c, "proc pid=%d class=online uid=%u busy=%u "
 			     "kfd_queues=%d watched=%d\n", p->pid, p->uid,
 			     busy, kfd_queues(a, p->pid), w ? w->nq : 0);
 		}
@@ -296,7 +282,7 @@ static void do_policy(struct daemon *d, struct client *c)
 		uint64_t susp = 0;
 
 		gp_policy_suspended_fraction(&a->pol, o->pid, now, &susp);
-		line(c, "proc pid=%d class=offline uid=%u suspended=%d "
+		reply_linef(c, "proc pid=%d class=offline uid=%u suspended=%d "
 		     "suspended_ns=%llu attached_ns=%llu suspends=%llu "
 		     "resumes=%llu failures=%llu\n", o->pid, p ? p->uid : 0,
 		     o->suspended, (unsigned long long)susp,
@@ -308,7 +294,7 @@ static void do_policy(struct daemon *d, struct client *c)
 	for (i = 0; i < a->qw.n; i++) {
 		const struct gp_qw_proc *w = &a->qw.p[i];
 
-		line(c, "watch pid=%d queues=%d busy=%d polls=%llu "
+		reply_linef(c, "watch pid=%d queues=%d busy=%d polls=%llu "
 		     "busy_polls=%llu err=%d\n", w->pid, w->nq, w->busy,
 		     (unsigned long long)w->polls,
 		     (unsigned long long)w->busy_polls, -w->err);

@@ -5,6 +5,7 @@
  * (daemon_int.h).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -46,6 +47,18 @@ void reply_line(struct client *c, const char *buf, int n)
 {
 	if (n < 0 || out_append(c, buf, n))
 		c->closing = true;
+}
+
+void reply_linef(struct client *c, const char *fmt, ...)
+{
+	char buf[PROTO_MAX_LINE];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	reply_line(c, buf, n < (int)sizeof(buf) ? n : -1);
 }
 
 void reply_err(struct client *c, const struct gp_err *e)

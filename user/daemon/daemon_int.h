@@ -116,6 +116,9 @@ void client_event(struct daemon *d, uint32_t i, short revents);
 void clients_expire(struct daemon *d, uint64_t now);
 /* Queue reply lines; a client past its limit is closed. */
 void reply_line(struct client *c, const char *buf, int n);
+/* A formatted info line (up to PROTO_MAX_LINE; longer closes c). */
+void reply_linef(struct client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void reply_err(struct client *c, const struct gp_err *e);
 void reply_ok(struct client *c);
 
