@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "json.h"
+#include "kfd.h"
 #include "mapdump.h"
 #include "queues.h"
 
@@ -149,7 +150,7 @@ static int read_queue(const char *qdir, struct gp_queue_row *r)
 
 int gp_queues_scan(struct gp_scan_opts *so, gp_queue_cb cb, void *ctx)
 {
-	const char *root = so->root ? so->root : GP_SYSFS_PROC;
+	const char *root = so->root ? so->root : KFD_SYSFS_PROC;
 	char dir[PATH_MAX], qdir[PATH_MAX];
 	__u32 *pids = NULL, *qids = NULL;
 	int npids, nq, i, q, rows = 0, ret = 0;

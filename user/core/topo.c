@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/kfd_sysfs.h>
 
+#include "kfd.h"
 #include "topo.h"
 
 static int read_line(const char *path, char *buf, size_t len)
@@ -79,7 +80,7 @@ int gp_topo_read(const char *root, struct gp_topo_node **nodes)
 	DIR *d;
 
 	*nodes = NULL;
-	snprintf(dir, sizeof(dir), "%s/nodes", root ? root : GP_SYSFS_TOPOLOGY);
+	snprintf(dir, sizeof(dir), "%s/nodes", root ? root : KFD_SYSFS_TOPOLOGY);
 	d = opendir(dir);
 	if (!d)
 		return -errno;

@@ -15,7 +15,7 @@
 #include "ctl_cmd.h"
 #include "exitcodes.h"
 #include "json.h"
-#include "output.h"
+#include "names.h"
 #include "procfs.h"
 #include "queues.h"
 
@@ -111,6 +111,35 @@ static bool overlay_pinned(struct gp_queue_row *rows, int n)
 	return true;
 }
 
+/*
+ * One process as text. comm comes from the process (prctl, a file name):
+ * its control characters never reach the terminal (JSON escapes them).
+ */
+static void print_proc_text(const struct kproc *p, bool status, bool ours,
+			    bool holder)
+{
+	char comm[sizeof(p->comm)], tcomm[sizeof(p->tracer_comm)];
+	char tr[64] = "-";
+
+	gp_text_safe(comm, sizeof(comm), p->comm, sizeof(p->comm));
+	gp_text_safe(tcomm, sizeof(tcomm), p->tracer_comm,
+		     sizeof(p->tracer_comm));
+	if (!status) {
+		if (p->tracer)
+			snprintf(tr, sizeof(tr), "%d (%s)", p->tracer, tcomm);
+		printf("%-8d %-16s %6d  %s\n", p->pid, comm, p->queues, tr);
+	} else if (holder && !p->queues) {
+		printf("pid %d (%s): a gpreempt holder\n", p->pid, comm);
+	} else if (!p->tracer) {
+		printf("pid %d (%s): not held, %d queue%s\n", p->pid, comm,
+		       p->queues, p->queues == 1 ? "" : "s");
+	} else {
+		printf("pid %d (%s): %s by pid %d (%s), %d queue%s\n", p->pid,
+		       comm, ours ? "held" : "traced", p->tracer, tcomm,
+		       p->queues, p->queues == 1 ? "" : "s");
+	}
+}
+
 static void print_procs(const struct ctl_out *o, const struct kproc *p,
 			int n, bool status, bool one)
 {
@@ -138,28 +167,8 @@ static void print_procs(const struct ctl_out *o, const struct kproc *p,
 			if (status)
 				json_bool(&j, "held_by_gpreempt", ours);
 			json_end(&j);
-		} else if (status) {
-			if (holder && !p[i].queues)
-				printf("pid %d (%s): a gpreempt holder\n",
-				       p[i].pid, p[i].comm);
-			else if (!p[i].tracer)
-				printf("pid %d (%s): not held, %d queue%s\n",
-				       p[i].pid, p[i].comm, p[i].queues,
-				       p[i].queues == 1 ? "" : "s");
-			else
-				printf("pid %d (%s): %s by pid %d (%s), %d "
-				       "queue%s\n", p[i].pid, p[i].comm,
-				       ours ? "held" : "traced", p[i].tracer,
-				       p[i].tracer_comm, p[i].queues,
-				       p[i].queues == 1 ? "" : "s");
 		} else {
-			char tr[64] = "-";
-
-			if (p[i].tracer)
-				snprintf(tr, sizeof(tr), "%d (%s)",
-					 p[i].tracer, p[i].tracer_comm);
-			printf("%-8d %-16s %6d  %s\n", p[i].pid, p[i].comm,
-			       p[i].queues, tr);
+			print_proc_text(&p[i], status, ours, holder);
 		}
 	}
 	if (!o->json && !n && !one)
