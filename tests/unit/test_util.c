@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* L0: the shared parsers and the NDJSON writer. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "json.h"
@@ -87,11 +89,42 @@ TEST(json_object)
 	free(buf);
 }
 
+TEST(reserve_grows_and_keeps)
+{
+	int *v = NULL, *before;
+	size_t cap = 0, i, big = 0;
+	bool ok = true;
+
+	for (i = 0; i < 100; i++) {
+		if (gp_reserve(&v, &cap, i, sizeof(*v))) {
+			ok = false;
+			break;
+		}
+		v[i] = (int)i;
+	}
+	CHECK(ok && cap >= 100 && cap <= 128);
+	for (i = 0; ok && i < 100; i++)
+		ok = v[i] == (int)i;
+	CHECK(ok);
+	/* below cap: no realloc */
+	before = v;
+	CHECK(gp_reserve(&v, &cap, 5, sizeof(*v)) == 0 && v == before);
+	/* a size that overflows: -ENOMEM, array and cap untouched */
+	i = cap;
+	CHECK(gp_reserve(&v, &cap, cap, SIZE_MAX / 4) == -ENOMEM &&
+	      v == before && cap == i);
+	free(v);
+	v = NULL;
+	CHECK(gp_reserve(&v, &big, 0, 1) == 0 && v && big == 8);
+	free(v);
+}
+
 int main(void)
 {
 	RUN(duration_units);
 	RUN(duration_rejects);
 	RUN(u32_and_pid);
 	RUN(json_object);
+	RUN(reserve_grows_and_keeps);
 	return tap_done();
 }

@@ -9,6 +9,7 @@
 
 #include "kfd.h"
 #include "topo.h"
+#include "util.h"
 
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -72,7 +73,7 @@ static int cmp_node(const void *a, const void *b)
 int gp_topo_read(const char *root, struct gp_topo_node **nodes)
 {
 	char dir[512], path[800], buf[64];
-	struct gp_topo_node *v = NULL, *nv;
+	struct gp_topo_node *v = NULL;
 	struct dirent *de;
 	size_t n = 0, cap = 0;
 	unsigned long id;
@@ -88,15 +89,10 @@ int gp_topo_read(const char *root, struct gp_topo_node **nodes)
 		id = strtoul(de->d_name, &end, 10);
 		if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end)
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 8;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (gp_reserve(&v, &cap, n, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].node = id;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -111,4 +113,22 @@ uint64_t boottime_ns(void)
 uint64_t monotonic_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
+}
+
+int gp_reserve(void *vp, size_t *cap, size_t n, size_t size)
+{
+	void **v = vp;
+	size_t c = *cap ? 2 * *cap : 8;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	if (c <= n || c > SIZE_MAX / size)
+		return -ENOMEM;
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
 }

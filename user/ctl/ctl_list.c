@@ -18,6 +18,7 @@
 #include "names.h"
 #include "procfs.h"
 #include "queues.h"
+#include "util.h"
 
 struct kproc {
 	int pid;
@@ -35,9 +36,10 @@ static int cmp_kproc(const void *a, const void *b)
 /* The pids KFD has a process for (optionally only want). */
 static int kfd_procs(int want, struct kproc **out)
 {
-	struct kproc *v = NULL, *nv;
+	struct kproc *v = NULL;
 	struct dirent *de;
-	int n = 0, cap = 0, pid;
+	size_t cap = 0;
+	int n = 0, pid;
 	char *end;
 	DIR *d = opendir(KFD_SYSFS_PROC);
 
@@ -48,15 +50,10 @@ static int kfd_procs(int want, struct kproc **out)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || (want && pid != want))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				closedir(d);
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (gp_reserve(&v, &cap, n, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].pid = pid;

@@ -16,6 +16,7 @@
 #include "ctl_snapshot.h"
 #include "exitcodes.h"
 #include "json.h"
+#include "util.h"
 
 #define SNAP_TOPOLOGY	"/sys/class/kfd/kfd/topology"
 #define SNAP_PROC	"/sys/class/kfd/kfd/proc"
@@ -101,9 +102,10 @@ static int cmp_proc(const void *a, const void *b)
 static int collect_procs(struct snap *s)
 {
 	char dir[600], path[700];
-	struct snap_proc *v = NULL, *nv;
+	struct snap_proc *v = NULL;
 	struct dirent *de;
-	int n = 0, cap = 0, pid;
+	size_t cap = 0;
+	int n = 0, pid;
 	char *end;
 	DIR *d;
 
@@ -115,15 +117,10 @@ static int collect_procs(struct snap *s)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0)
 			continue;	/* "self", context_N, ... */
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (gp_reserve(&v, &cap, n, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		memset(&v[n], 0, sizeof(v[n]));
 		v[n].pid = pid;
