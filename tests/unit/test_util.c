@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "json.h"
 #include "tap.h"
@@ -119,6 +122,30 @@ TEST(reserve_grows_and_keeps)
 	free(v);
 }
 
+TEST(dir_ids_numbers_only_sorted)
+{
+	const char *names[] = { "10", "3", "0", "self", "01", "x1", "2x",
+				"4294967296" };
+	char dir[] = "/tmp/gp-dirids.XXXXXX", path[64];
+	int *ids = NULL, n;
+	size_t i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		CHECK(mkdir(path, 0700) == 0);
+	}
+	n = gp_dir_ids(dir, &ids);
+	CHECK(n == 3 && ids && ids[0] == 0 && ids[1] == 3 && ids[2] == 10);
+	free(ids);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		rmdir(path);
+	}
+	CHECK(rmdir(dir) == 0);
+	CHECK(gp_dir_ids(dir, &ids) == -ENOENT && ids == NULL);
+}
+
 int main(void)
 {
 	RUN(duration_units);
@@ -126,5 +153,6 @@ int main(void)
 	RUN(u32_and_pid);
 	RUN(json_object);
 	RUN(reserve_grows_and_keeps);
+	RUN(dir_ids_numbers_only_sorted);
 	return tap_done();
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -131,4 +132,41 @@ int gp_reserve(void *vp, size_t *cap, size_t n, size_t size)
 	*v = nv;
 	*cap = c;
 	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int gp_dir_ids(const char *dir, int **ids)
+{
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	uint64_t id;
+	int *v = NULL;
+	DIR *d;
+
+	*ids = NULL;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		/* skips ".", "self", "context_N", "01" */
+		if (parse_dec(de->d_name, strlen(de->d_name), INT32_MAX, &id))
+			continue;
+		if (gp_reserve(&v, &cap, n, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
+		}
+		v[n++] = (int)id;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_int);
+	*ids = v;
+	return (int)n;
 }

@@ -46,5 +46,11 @@ uint64_t monotonic_ns(void);
  * address of the array pointer: gp_reserve(&v, &cap, n, sizeof(*v)).
  */
 int gp_reserve(void *vp, size_t *cap, size_t n, size_t size);
+/*
+ * The entries of dir named by a decimal number <= INT32_MAX (KFD's
+ * proc/<pid>, topology nodes/<n>, /proc/<pid>), ascending, in *ids
+ * (free() it; NULL when there are none). Their count, or -errno.
+ */
+int gp_dir_ids(const char *dir, int **ids);
 
 #endif

@@ -5,7 +5,6 @@
  * (queues.c's sysfs scan, with the state gpreempt-trace keeps in its
  * pinned map when it runs). Needs no privilege except for the map.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,46 +27,35 @@ struct kproc {
 	char tracer_comm[32];
 };
 
-static int cmp_kproc(const void *a, const void *b)
-{
-	return ((const struct kproc *)a)->pid - ((const struct kproc *)b)->pid;
-}
-
-/* The pids KFD has a process for (optionally only want). */
+/* The pids KFD has a process for (optionally only want), ascending. */
 static int kfd_procs(int want, struct kproc **out)
 {
-	struct kproc *v = NULL;
-	struct dirent *de;
-	size_t cap = 0;
-	int n = 0, pid;
-	char *end;
-	DIR *d = opendir(KFD_SYSFS_PROC);
+	struct kproc *v;
+	int *pids, n, i, m = 0;
 
 	*out = NULL;
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || (want && pid != want))
-			continue;
-		if (gp_reserve(&v, &cap, n, sizeof(*v))) {
-			free(v);
-			closedir(d);
-			return -ENOMEM;
-		}
-		memset(&v[n], 0, sizeof(v[n]));
-		v[n].pid = pid;
-		procfs_comm(pid, v[n].comm, sizeof(v[n].comm));
-		v[n].tracer = procfs_tracer(pid);
-		if (v[n].tracer)
-			procfs_comm(v[n].tracer, v[n].tracer_comm,
-				    sizeof(v[n].tracer_comm));
-		n++;
+	n = gp_dir_ids(KFD_SYSFS_PROC, &pids);
+	if (n <= 0)
+		return n == -ENOENT ? 0 : n;
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		free(pids);
+		return -ENOMEM;
 	}
-	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_kproc);
+	for (i = 0; i < n; i++) {
+		if (!pids[i] || (want && pids[i] != want))
+			continue;
+		v[m].pid = pids[i];
+		procfs_comm(pids[i], v[m].comm, sizeof(v[m].comm));
+		v[m].tracer = procfs_tracer(pids[i]);
+		if (v[m].tracer)
+			procfs_comm(v[m].tracer, v[m].tracer_comm,
+				    sizeof(v[m].tracer_comm));
+		m++;
+	}
+	free(pids);
 	*out = v;
-	return n;
+	return m;
 }
 
 int ctl_queues_overlay(struct gp_queue_row *rows, size_t n,
