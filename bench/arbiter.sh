@@ -18,8 +18,7 @@ N=${BENCH_ARB_N:-300}
 [ "${1:-}" = --quick ] && N=20
 mkdir -p "$OUT/build"
 CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE"
-cc $CFLAGS -static -Iuser/notify bench/arb-lat.c user/notify/gp_notify.c \
-	-o "$OUT/build/arb-lat"
+make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/arb-lat"
 make -s OUTPUT="$OUT/host" BINDIR="$OUT/host/bin" "$OUT/host/bin/gpreempt-ctl"
 cc $CFLAGS -Iuser/policy bench/qwatch-cost.c user/policy/qwatch.c \
 	-o "$OUT/build/qwatch-cost"

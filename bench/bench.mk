@@ -5,12 +5,12 @@
 #   make -f bench/bench.mk OUTPUT=.output/bench/build bench-tools
 #
 # -> $(OUTPUT)/bpf-cost (host, dynamic), $(OUTPUT)/kfd-loop and
-#    $(OUTPUT)/startwait, $(OUTPUT)/ctl-lat (static: they run in the VM's
-#    busybox initramfs).
+#    $(OUTPUT)/startwait, $(OUTPUT)/ctl-lat, $(OUTPUT)/arb-lat (static:
+#    they run in the VM's busybox initramfs).
 include Makefile
 
 BENCH_TOOLS := $(OUTPUT)/bpf-cost $(OUTPUT)/kfd-loop $(OUTPUT)/startwait \
-	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat
+	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat $(OUTPUT)/arb-lat
 .DEFAULT_GOAL := bench-tools
 
 .PHONY: bench-tools
@@ -38,6 +38,11 @@ $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) 
 $(OUTPUT)/imm-lat: bench/imm-lat.c $(LIBGP) | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
+
+# The arbiter's busy/idle round trips: a notify client (static, VM).
+$(OUTPUT)/arb-lat: bench/arb-lat.c user/notify/gp_notify.c | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -static -Iuser/notify $^ -o $@
 
 $(OUTPUT)/kfd-loop $(OUTPUT)/startwait $(OUTPUT)/ctl-lat: $(OUTPUT)/%: bench/%.c | $(OUTPUT)
 	$(call msg,BINARY,$@)

@@ -5,7 +5,8 @@
 # rounds on one connection (bench/arb-lat), then the daemon's own
 # histograms (policy -j). --resume-after 0: every idle resumes at once, so
 # every busy suspends all K.
-# Kernel command line: gpb.n=N (default 300), gpb.ks="1 4 16".
+# Kernel command line: gpb.n=N (default 300), gpb.ks="1 4 16"; gpb.arbn=N
+# overrides gpb.n (bench/run.sh --quick shares one boot with guest-ctl.sh).
 # Output: BENCH arb K I BUSY_NS IDLE_NS | BENCH pol K JSON | BENCH end arbiter
 PATH=/gp/bin:/usr/bin:/bin:/sbin
 N=300
@@ -14,8 +15,10 @@ for arg in $(cat /proc/cmdline); do
 	case $arg in
 	gpb.n=*) N=${arg#*=} ;;
 	gpb.ks=*) KS=$(echo "${arg#*=}" | tr , ' ') ;;
+	gpb.arbn=*) NA=${arg#*=} ;;
 	esac
 done
+N=${NA:-$N}
 S=/tmp/arbb.sock
 for K in $KS; do
 	pids=""

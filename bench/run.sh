@@ -15,6 +15,9 @@
 #       ctl       suspend request -> SUSPEND ioctl entry in the VM, for a
 #                 one-shot gpreempt-ctl and for a warm daemon
 #                 (plus the daemon's socket path on the host)
+#       arbiter   notify "busy" -> every offline process suspended
+#                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4
+#                 in the shared boot, 10 rounds each)
 # --quick runs each part with tiny loops (one VM boot, ~2-3 minutes in all)
 # and prints TAP ("ok N - bench ...") asserting only that it ran and that
 # the numbers are sane; never a timing threshold. Raw output lands in
@@ -31,7 +34,7 @@ parts=()
 slot=6.12
 
 usage() {
-	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
@@ -45,11 +48,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#parts[@]} -gt 0 ] || parts=(overhead bpf ctl)
+[ ${#parts[@]} -gt 0 ] || parts=(overhead bpf ctl arbiter)
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|bpf|ctl) ;;
-	*) echo "bench/run.sh: unknown part '$p' (overhead, bpf, ctl)" >&2; exit 2 ;;
+	overhead|bpf|ctl|arbiter) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, bpf, ctl, arbiter)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$OUT"
@@ -76,7 +79,7 @@ log() { [ $quick = 1 ] && echo "# $*" || echo "$*"; }
 build_tools() {
 	local t ok=0
 	mkdir -p "$OUT/build"
-	for t in kfd-loop startwait ctl-lat bpf-cost imm-lat; do
+	for t in kfd-loop startwait ctl-lat arb-lat bpf-cost imm-lat; do
 		if ! make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/$t" \
 			> "$OUT/build.log" 2>&1; then
 			cat "$OUT/build.log" >&2
@@ -127,6 +130,7 @@ stats() {
 vm_boot() { # part...
 	local raw=$OUT/vm.raw script=$OUT/guest.sh append="" bins p
 	bins="$top/$OUT/build/kfd-loop $top/$OUT/build/startwait $top/$OUT/build/ctl-lat"
+	bins="$bins $top/$OUT/build/arb-lat"
 	: > "$script"
 	for p in "$@"; do
 		case $p in
@@ -149,6 +153,7 @@ vm_boot() { # part...
 			else
 				append="$append gpb.n=${BENCH_CTL_N:-1000} gpb.oneshot=${BENCH_ONESHOT:-1000}"
 			fi ;;
+		arbiter) append="$append gpb.arbn=10 gpb.ks=1,4" ;;
 		esac
 		{ echo "("; cat "bench/guest-$p.sh"; echo ")"; } >> "$script"
 	done
@@ -170,6 +175,7 @@ vm_boot() { # part...
 			[ $quick = 1 ] && overhead_check "$OUT/overhead.raw" "$OUT/overhead.tsv" ;;
 		ctl)
 			[ $quick = 1 ] && ctl_check "$OUT/ctl.raw" ;;
+		arbiter) arbiter_check "$OUT/arbiter.raw" ;;
 		esac
 	done
 	return 0
@@ -365,6 +371,21 @@ ctl_check() { # raw
 	done
 }
 
+# Arbiter quick mode (guest-arbiter.sh, K = 1 and 4): every offline
+# process attached, and every busy round trip answered.
+arbiter_check() { # raw
+	local raw=$1 k n
+	for k in 1 4; do
+		n=$(awk -v k=$k '$1 == "BENCH" && $2 == "arb" && $3 == k && $5 > 0' "$raw" | wc -l)
+		if grep -q "^BENCH info K=$k offline attached: $k\$" "$raw" && [ "$n" -ge 10 ]; then
+			tap ok "arbiter quick: $k offline attached, $n busy round trips"
+		else
+			tap fail "arbiter quick: $k offline attached, busy round trips" \
+				"$(grep "^BENCH info K=$k" "$raw"), $n round trips"
+		fi
+	done
+}
+
 # The daemon's socket, parse and reply path with no ioctl ("status" round
 # trips), on the host at full speed; the daemon starts without /dev/kfd.
 ctl_host() {
@@ -410,6 +431,7 @@ for p in "${parts[@]}"; do
 	overhead) vm_parts+=("$p") ;;
 	ctl) vm_parts+=("$p"); ctl_host ;;
 	bpf) bpf_part ;;
+	arbiter) [ $quick = 1 ] && vm_parts+=("$p") ;;
 	esac
 done
 [ ${#vm_parts[@]} -eq 0 ] || vm_boot "${vm_parts[@]}"
@@ -423,5 +445,9 @@ else
 	overhead_table
 	bpf_table
 	ctl_table
+	if [[ " ${parts[*]} " == *" arbiter "* ]]; then
+		echo
+		bench/arbiter.sh || status=1
+	fi
 fi
 exit $status

@@ -179,6 +179,26 @@ untouched() {
 		--inh-caps=-all "$CTL" list
 }
 
+@test "ctl list/status text never prints a comm's control characters" {
+	# Host-only stand-in: a private mount namespace with a tmpfs over
+	# /sys/class holding kfd/kfd/proc/<pid> (the real tree's layout; no
+	# kernel behaviour is claimed). The target's file name holds ESC.
+	local esc=$BATS_TEST_TMPDIR/gp$'\033'[2Jx
+	cp "$(command -v sleep)" "$esc"
+	"$esc" 300 &
+	kill "$TARGET"
+	TARGET=$!
+	run -0 --separate-stderr unshare -m sh -c 'mount -t tmpfs gp-test-kfd \
+		/sys/class && mkdir -p "/sys/class/kfd/kfd/proc/$1" &&
+		"$0" list && "$0" status --no-daemon && "$0" list -j' \
+		"$CTL" "$TARGET"
+	[[ "$output" != *$'\033'* ]]
+	[[ "$output" == *"$TARGET"*"gp?[2Jx"* ]]
+	[[ "$output" == *"pid $TARGET (gp?[2Jx): not held"* ]]
+	# JSON keeps the name, escaped
+	[[ "$output" == *'"comm":"gp\u001b[2Jx"'* ]]
+}
+
 @test "ctl list --pid of a process without KFD process: exit 8" {
 	run -8 --separate-stderr "$CTL" list --pid "$TARGET"
 	[[ "$stderr" == *"pid $TARGET has no KFD process"* ]]

@@ -60,7 +60,7 @@ static int full_pipe(int p[2])
 static int start_daemon(uint64_t idle_ns)
 {
 	struct stat st;
-	int i;
+	int i, fd;
 
 	if (!mkdtemp(dir) || chmod(dir, 0755))
 		return -1;
@@ -77,9 +77,16 @@ static int start_daemon(uint64_t idle_ns)
 		close(errpipe[0]);
 		_exit(daemon_main(&o));
 	}
+	/*
+	 * Ready when a connect succeeds, not when the file exists: the
+	 * daemon binds (the file appears), chowns, then listens, and a
+	 * connect in between is refused (seen under load in the suite).
+	 */
 	for (i = 0; i < 200; i++) {
-		if (!lstat(sock, &st))
+		if (!lstat(sock, &st) && (fd = usock_connect(sock)) >= 0) {
+			close(fd);
 			return 0;
+		}
 		sleep_ms(10);
 	}
 	return -1;

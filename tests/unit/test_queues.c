@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "capture.h"
+#include "fixture.h"
 #include "tap.h"
 #include "mapdump.h"
 #include "queues.h"
@@ -22,31 +23,7 @@ static char fixture[PATH_MAX];
 /* From the repo top (how run-tests.sh runs us) or from the binary. */
 static int find_fixture(void)
 {
-	const char *rel = "tests/unit/fixtures/kfd_proc";
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
-	struct stat st;
-
-	if (getenv("GP_FIXTURES")) {
-		snprintf(fixture, sizeof(fixture), "%s/kfd_proc",
-			 getenv("GP_FIXTURES"));
-		return stat(fixture, &st);
-	}
-	if (!stat(rel, &st)) {
-		snprintf(fixture, sizeof(fixture), "%s", rel);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -1;
-	exe[n] = '\0';
-	while ((slash = strrchr(exe, '/'))) {
-		*slash = '\0';
-		if (snprintf(fixture, sizeof(fixture), "%s/%s", exe, rel) <
-		    (int)sizeof(fixture) && !stat(fixture, &st))
-			return 0;
-	}
-	return -1;
+	return fixture_path("kfd_proc", fixture, sizeof(fixture));
 }
 
 static int scan(struct gp_scan_opts *so, struct gp_queue_row **rows)

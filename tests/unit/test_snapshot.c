@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "fixture.h"
 #include "tap.h"
 #include "ctl_snapshot.h"
 #include "exitcodes.h"
@@ -24,30 +25,8 @@ static char root[PATH_MAX], nogpu[PATH_MAX];
 
 static int find_fixtures(void)
 {
-	const char *rel = "tests/unit/fixtures";
-	char exe[PATH_MAX], dir[PATH_MAX], *slash;
-	struct stat st;
-	ssize_t n;
-
-	snprintf(dir, sizeof(dir), "%s", rel);
-	if (stat(dir, &st)) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n < 0)
-			return -1;
-		exe[n] = 0;
-		while ((slash = strrchr(exe, '/'))) {
-			*slash = 0;
-			if (snprintf(dir, sizeof(dir), "%s/%s", exe, rel) <
-			    (int)sizeof(dir) && !stat(dir, &st))
-				break;
-		}
-		if (!slash)
-			return -1;
-	}
-	snprintf(root, sizeof(root), "%.*s/snapshot_root", PATH_MAX - 20, dir);
-	snprintf(nogpu, sizeof(nogpu), "%.*s/snapshot_nogpu", PATH_MAX - 20,
-		 dir);
-	return 0;
+	return fixture_path("snapshot_root", root, sizeof(root)) ||
+	       fixture_path("snapshot_nogpu", nogpu, sizeof(nogpu)) ? -1 : 0;
 }
 
 static bool lines_fit(const char *s, size_t max)

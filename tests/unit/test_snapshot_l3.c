@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "fixture.h"
 #include "tap.h"
 #include "../kit/l3an.h"
 #include "../kit/l3an.c"
@@ -26,26 +27,7 @@ static char demo[PATH_MAX];
 
 static int find_fixture(void)
 {
-	const char *rel = "tests/unit/fixtures/l3/demo";
-	char exe[PATH_MAX], *slash;
-	struct stat st;
-	ssize_t n;
-
-	if (!stat(rel, &st)) {
-		snprintf(demo, sizeof(demo), "%s", rel);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -1;
-	exe[n] = 0;
-	while ((slash = strrchr(exe, '/'))) {
-		*slash = 0;
-		if (snprintf(demo, sizeof(demo), "%s/%s", exe, rel) <
-		    (int)sizeof(demo) && !stat(demo, &st))
-			return 0;
-	}
-	return -1;
+	return fixture_path("l3/demo", demo, sizeof(demo));
 }
 
 static bool near(double a, double b)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "tap.h"
 #include "mqd.h"
 
@@ -20,26 +21,7 @@ static char fx[PATH_MAX];
 
 static int find_fixtures(void)
 {
-	const char *rel = "tests/unit/fixtures";
-	char exe[PATH_MAX], *slash;
-	struct stat st;
-	ssize_t n;
-
-	if (!stat(rel, &st)) {
-		snprintf(fx, sizeof(fx), "%s", rel);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -1;
-	exe[n] = 0;
-	while ((slash = strrchr(exe, '/'))) {
-		*slash = 0;
-		if (snprintf(fx, sizeof(fx), "%s/%s", exe, rel) <
-		    (int)sizeof(fx) && !stat(fx, &st))
-			return 0;
-	}
-	return -1;
+	return fixture_path("", fx, sizeof(fx));
 }
 
 static char *load(const char *name)

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* L0: the shared parsers and the NDJSON writer. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "json.h"
 #include "tap.h"
@@ -87,11 +92,67 @@ TEST(json_object)
 	free(buf);
 }
 
+TEST(reserve_grows_and_keeps)
+{
+	int *v = NULL, *before;
+	size_t cap = 0, i, big = 0;
+	bool ok = true;
+
+	for (i = 0; i < 100; i++) {
+		if (gp_reserve(&v, &cap, i, sizeof(*v))) {
+			ok = false;
+			break;
+		}
+		v[i] = (int)i;
+	}
+	CHECK(ok && cap >= 100 && cap <= 128);
+	for (i = 0; ok && i < 100; i++)
+		ok = v[i] == (int)i;
+	CHECK(ok);
+	/* below cap: no realloc */
+	before = v;
+	CHECK(gp_reserve(&v, &cap, 5, sizeof(*v)) == 0 && v == before);
+	/* a size that overflows: -ENOMEM, array and cap untouched */
+	i = cap;
+	CHECK(gp_reserve(&v, &cap, cap, SIZE_MAX / 4) == -ENOMEM &&
+	      v == before && cap == i);
+	free(v);
+	v = NULL;
+	CHECK(gp_reserve(&v, &big, 0, 1) == 0 && v && big == 8);
+	free(v);
+}
+
+TEST(dir_ids_numbers_only_sorted)
+{
+	const char *names[] = { "10", "3", "0", "self", "01", "x1", "2x",
+				"4294967296" };
+	char dir[] = "/tmp/gp-dirids.XXXXXX", path[64];
+	int *ids = NULL, n;
+	size_t i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		CHECK(mkdir(path, 0700) == 0);
+	}
+	n = gp_dir_ids(dir, &ids);
+	CHECK(n == 3 && ids && ids[0] == 0 && ids[1] == 3 && ids[2] == 10);
+	free(ids);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		rmdir(path);
+	}
+	CHECK(rmdir(dir) == 0);
+	CHECK(gp_dir_ids(dir, &ids) == -ENOENT && ids == NULL);
+}
+
 int main(void)
 {
 	RUN(duration_units);
 	RUN(duration_rejects);
 	RUN(u32_and_pid);
 	RUN(json_object);
+	RUN(reserve_grows_and_keeps);
+	RUN(dir_ids_numbers_only_sorted);
 	return tap_done();
 }

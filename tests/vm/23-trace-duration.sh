@@ -27,3 +27,23 @@ else
 	gp_log /tmp/d.out
 	gp_log /tmp/d.err
 fi
+
+# --ready-file never writes through a symlink planted at FILE or FILE.tmp
+# (pidfile_write: O_NOFOLLOW | O_EXCL, then rename over FILE).
+n="trace --ready-file never writes through a planted symlink"
+echo precious > /tmp/victim
+echo precious > /tmp/victim2
+rm -f /tmp/s.ready /tmp/s.ready.tmp
+ln -s /tmp/victim /tmp/s.ready.tmp
+ln -s /tmp/victim2 /tmp/s.ready
+gpreempt-trace -d 1 --ready-file /tmp/s.ready > /tmp/s.out 2> /tmp/s.err
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cat /tmp/victim)" = precious ] &&
+   [ "$(cat /tmp/victim2)" = precious ] && [ ! -L /tmp/s.ready ] &&
+   grep -qx '[0-9][0-9]*' /tmp/s.ready; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "rc=$rc victim=$(cat /tmp/victim) victim2=$(cat /tmp/victim2)"
+	ls -l /tmp/s.ready* 2>&1
+	gp_log /tmp/s.err
+fi

@@ -134,4 +134,62 @@ else
 	gp_fail "$n" "exerciser target did not start"
 fi
 kill -KILL "$TPID" 2>/dev/null
+
+# 4. --wait-runtime on a process that has not opened /dev/kfd yet (ROCr
+# before hsa_init): the holder waits for its KFD process, then for its
+# runtime, within the one budget, instead of exit 8 at once.
+n="ctl --wait-runtime waits for the target to open /dev/kfd"
+rm -f /tmp/k.fifo /tmp/k.ready /tmp/k.ready2
+mkfifo /tmp/k.fifo
+exec 6<> /tmp/k.fifo
+kfd-exerciser ready:/tmp/k.ready wait open runtime-enable \
+	ready:/tmp/k.ready2 sleep:60000 < /tmp/k.fifo > /tmp/k.out 2>&1 6>&- &
+TPID=$!
+if gp_wait_file /tmp/k.ready 10; then
+	gpreempt-ctl suspend -p "$TPID" --wait-runtime 20s --for 60s -j \
+		> /tmp/k.json 2> /tmp/k.err 6>&- &
+	cpid=$!
+	ctl_wait_json /tmp/k.json '.type == "wait_kfd"' 10
+	# still waiting, not refused, while the target has no KFD process
+	sleep 0.3
+	alive=no
+	kill -0 "$cpid" 2>/dev/null && alive=yes
+	exec 6>&-
+	ctl_wait_json /tmp/k.json '.type == "hold"' 20
+	kill -INT "$cpid"
+	wait "$cpid"
+	rc=$?
+	gp_log /tmp/k.json
+	if [ $alive = yes ] && [ $rc -eq 0 ] &&
+	   ctl_has /tmp/k.json '.type == "wait_kfd"' &&
+	   ctl_has /tmp/k.json '.type == "attach"' &&
+	   ctl_has /tmp/k.json '.type == "suspend" and .ret == 0' &&
+	   ctl_has /tmp/k.json '.type == "resume" and .ret == 0' &&
+	   gp_wait_file /tmp/k.ready2 10; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "alive=$alive rc=$rc $(cat /tmp/k.err)"
+		gp_log /tmp/k.out
+	fi
+else
+	exec 6>&-
+	gp_fail "$n" "exerciser target did not start"
+fi
+kill -KILL "$TPID" 2>/dev/null
+
+n="ctl --wait-runtime: no KFD process within the budget is exit 8 after it"
+sleep 60 &
+spid=$!
+t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
+gpreempt-ctl suspend -p "$spid" --wait-runtime 500ms --no-daemon \
+	> /tmp/k2.out 2> /tmp/k2.err
+rc=$?
+dt=$(($(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) - t0))
+kill "$spid"
+if [ $rc -eq 8 ] && [ $dt -ge 450 ] && [ $dt -lt 10000 ] &&
+   grep -q "has no KFD process" /tmp/k2.err; then
+	gp_ok "$n (${dt} ms)"
+else
+	gp_fail "$n" "rc=$rc after ${dt} ms $(cat /tmp/k2.err)"
+fi
 wait

@@ -35,7 +35,8 @@
  * KFD process, and the topology's nodes. */
 #define KFD_SYSFS "/sys/class/kfd/kfd"
 #define KFD_SYSFS_PROC KFD_SYSFS "/proc"
-#define KFD_SYSFS_NODES KFD_SYSFS "/topology/nodes"
+#define KFD_SYSFS_TOPOLOGY KFD_SYSFS "/topology"
+#define KFD_SYSFS_NODES KFD_SYSFS_TOPOLOGY "/nodes"
 /*
  * Queue ids use bits 0..29: SUSPEND/RESUME write their per-queue status
  * into bits 30 and 31 (KFD_DBG_QUEUE_ERROR_MASK, _INVALID_MASK), so an

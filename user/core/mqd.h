@@ -209,8 +209,8 @@ int gp_mqd_assign_ids(struct gp_mqd_dump *d, const int *pids,
 struct gp_mqd_paths {
 	const char *mqds;	/* GP_DEBUGFS_MQDS */
 	const char *hqds;	/* GP_DEBUGFS_HQDS (missing: no pipe/queue) */
-	const char *topology;	/* GP_SYSFS_TOPOLOGY */
-	const char *proc;	/* GP_SYSFS_PROC (missing: ids stay -1) */
+	const char *topology;	/* KFD_SYSFS_TOPOLOGY */
+	const char *proc;	/* KFD_SYSFS_PROC (missing: ids stay -1) */
 };
 
 struct gp_mqd_addr {

@@ -10,8 +10,10 @@
 #include <bpf/bpf.h>
 
 #include "json.h"
+#include "kfd.h"
 #include "mapdump.h"
 #include "queues.h"
+#include "util.h"
 
 /* The process or queue went away between readdir and read. */
 static bool vanished(int err)
@@ -59,58 +61,6 @@ static int read_u64(const char *dir, const char *name, __u64 *out)
 	return gp_parse_sysfs_u64(buf, out);
 }
 
-/* A decimal directory name (pid, queue id) that fits in u32. */
-static bool dec_name(const char *s, __u32 *out)
-{
-	__u64 v;
-
-	if (gp_parse_sysfs_u64(s, &v) || v > UINT32_MAX || strchr(s, '\n'))
-		return false;
-	*out = v;
-	return true;
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorted decimal entries of dir; count, or -errno if dir is unreadable. */
-static int list_ids(const char *dir, __u32 **ids)
-{
-	size_t n = 0, cap = 0;
-	struct dirent *d;
-	__u32 id, *tmp;
-	DIR *dp;
-
-	*ids = NULL;
-	dp = opendir(dir);
-	if (!dp)
-		return -errno;
-	while ((d = readdir(dp))) {
-		if (!dec_name(d->d_name, &id))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			tmp = realloc(*ids, cap * sizeof(**ids));
-			if (!tmp) {
-				closedir(dp);
-				free(*ids);
-				*ids = NULL;
-				return -ENOMEM;
-			}
-			*ids = tmp;
-		}
-		(*ids)[n++] = id;
-	}
-	closedir(dp);
-	if (n)
-		qsort(*ids, n, sizeof(**ids), u32_cmp);
-	return n;
-}
-
 static bool pid_wanted(const struct gp_scan_opts *so, __u32 pid)
 {
 	int i;
@@ -149,23 +99,23 @@ static int read_queue(const char *qdir, struct gp_queue_row *r)
 
 int gp_queues_scan(struct gp_scan_opts *so, gp_queue_cb cb, void *ctx)
 {
-	const char *root = so->root ? so->root : GP_SYSFS_PROC;
+	const char *root = so->root ? so->root : KFD_SYSFS_PROC;
 	char dir[PATH_MAX], qdir[PATH_MAX];
-	__u32 *pids = NULL, *qids = NULL;
+	int *pids = NULL, *qids = NULL;
 	int npids, nq, i, q, rows = 0, ret = 0;
 
 	so->vanished = 0;
 	so->unreadable = 0;
-	npids = list_ids(root, &pids);
+	npids = gp_dir_ids(root, &pids);
 	if (npids < 0)
 		return npids;
 	for (i = 0; i < npids && !ret; i++) {
 		if (!pid_wanted(so, pids[i]))
 			continue;
-		if (snprintf(dir, sizeof(dir), "%s/%u/queues", root,
+		if (snprintf(dir, sizeof(dir), "%s/%d/queues", root,
 			     pids[i]) >= (int)sizeof(dir))
 			continue;
-		nq = list_ids(dir, &qids);
+		nq = gp_dir_ids(dir, &qids);
 		if (nq < 0) {
 			/* Gone since listed, or a KFD with no queues dir. */
 			if (nq == -ENOMEM) {
@@ -180,7 +130,7 @@ int gp_queues_scan(struct gp_scan_opts *so, gp_queue_cb cb, void *ctx)
 			};
 			int err = -ENAMETOOLONG;
 
-			if (snprintf(qdir, sizeof(qdir), "%s/%u", dir,
+			if (snprintf(qdir, sizeof(qdir), "%s/%d", dir,
 				     qids[q]) < (int)sizeof(qdir)) {
 				if (so->before_queue)
 					so->before_queue(qdir, so->hook_ctx);

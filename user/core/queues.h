@@ -4,7 +4,7 @@
  *
  * 1. Seeding: KFD publishes every queue in sysfs as
  *    <root>/<pid>/queues/<qid>/{gpuid,type,size} (root defaults to
- *    GP_SYSFS_PROC; pid = the host tgid, type = enum kfd_queue_type,
+ *    KFD_SYSFS_PROC; pid = the host tgid, type = enum kfd_queue_type,
  *    size = ring bytes; kfd_process.c, kfd_procfs_queue_show). The scan is
  *    plain file reading (L0-tested on fixture trees); a process or queue
  *    that vanishes while it is read (ENOENT/ENODEV/ESRCH) is skipped, not
@@ -33,8 +33,6 @@
 #include "names.h"
 #include "outopts.h"
 
-#define GP_SYSFS_PROC "/sys/class/kfd/kfd/proc"
-
 struct gp_queue_row {
 	struct gp_queue_key k;
 	struct gp_queue_val v;
@@ -44,7 +42,7 @@ struct gp_queue_row {
 typedef int (*gp_queue_cb)(const struct gp_queue_row *r, void *ctx);
 
 struct gp_scan_opts {
-	const char *root;	/* NULL: GP_SYSFS_PROC */
+	const char *root;	/* NULL: KFD_SYSFS_PROC */
 	const int *pids;	/* only these host pids; npids 0: all */
 	int npids;
 	/*
@@ -77,7 +75,7 @@ int gp_parse_sysfs_u64(const char *s, __u64 *out);
 int gp_queues_scan_array(struct gp_scan_opts *so, struct gp_queue_row **rows);
 
 /*
- * Seed the tracer's map from GP_SYSFS_PROC, BPF_NOEXIST (a row BPF already
+ * Seed the tracer's map from KFD_SYSFS_PROC, BPF_NOEXIST (a row BPF already
  * wrote wins). Returns rows written or -errno.
  */
 int gp_queues_seed(int map_fd, const int *pids, int npids);

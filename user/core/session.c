@@ -62,14 +62,22 @@ int session_check_pid(pid_t pid, struct gp_err *e)
 	return 0;
 }
 
+bool session_has_kfd_process(pid_t pid)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), KFD_SYSFS_PROC "/%d", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
 int session_check_target(pid_t pid, struct gp_err *e)
 {
 	char comm[32], path[96];
 
 	if (session_check_pid(pid, e))
 		return -1;
-	snprintf(path, sizeof(path), KFD_SYSFS_PROC "/%d", (int)pid);
-	if (access(path, F_OK)) {
+	if (!session_has_kfd_process(pid)) {
+		snprintf(path, sizeof(path), KFD_SYSFS_PROC "/%d", (int)pid);
 		procfs_comm(pid, comm, sizeof(comm));
 		gp_err_set(e, GP_EXIT_TARGET, 0,
 			   "pid %d (%s) has no KFD process (%s is absent): it "

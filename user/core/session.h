@@ -52,6 +52,9 @@ struct session;
  */
 int session_check_pid(pid_t pid, struct gp_err *e);
 
+/* Has pid opened /dev/kfd (KFD_SYSFS_PROC/<pid> exists)? */
+bool session_has_kfd_process(pid_t pid);
+
 /*
  * Refuse targets gpreempt must never touch, with a message and exit code
  * in e (GP_EXIT_TARGET): pid 1, this process, a kernel thread, a pid that

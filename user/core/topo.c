@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KFD topology reader (see topo.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kfd_sysfs.h>
 
+#include "kfd.h"
 #include "topo.h"
+#include "util.h"
 
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -61,58 +62,34 @@ static void read_props(const char *path, struct gp_topo_node *n)
 	n->debug_trap = n->capability & HSA_CAP_TRAP_DEBUG_SUPPORT;
 }
 
-static int cmp_node(const void *a, const void *b)
-{
-	const struct gp_topo_node *x = a, *y = b;
-
-	return (x->node > y->node) - (x->node < y->node);
-}
-
 int gp_topo_read(const char *root, struct gp_topo_node **nodes)
 {
 	char dir[512], path[800], buf[64];
-	struct gp_topo_node *v = NULL, *nv;
-	struct dirent *de;
-	size_t n = 0, cap = 0;
-	unsigned long id;
-	char *end;
-	DIR *d;
+	struct gp_topo_node *v;
+	int *ids, n, i;
 
 	*nodes = NULL;
-	snprintf(dir, sizeof(dir), "%s/nodes", root ? root : GP_SYSFS_TOPOLOGY);
-	d = opendir(dir);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		id = strtoul(de->d_name, &end, 10);
-		if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 8;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		memset(&v[n], 0, sizeof(v[n]));
-		v[n].node = id;
-		snprintf(path, sizeof(path), "%s/%s/gpu_id", dir, de->d_name);
-		if (!read_line(path, buf, sizeof(buf)))
-			v[n].gpu_id = strtoul(buf, NULL, 10);
-		snprintf(path, sizeof(path), "%s/%s/name", dir, de->d_name);
-		if (read_line(path, v[n].name, sizeof(v[n].name)))
-			v[n].name[0] = 0;
-		snprintf(path, sizeof(path), "%s/%s/properties", dir,
-			 de->d_name);
-		read_props(path, &v[n]);
-		n++;
+	snprintf(dir, sizeof(dir), "%s/nodes", root ? root : KFD_SYSFS_TOPOLOGY);
+	n = gp_dir_ids(dir, &ids);
+	if (n <= 0)
+		return n;
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		free(ids);
+		return -ENOMEM;
 	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_node);
+	for (i = 0; i < n; i++) {
+		v[i].node = ids[i];
+		snprintf(path, sizeof(path), "%s/%d/gpu_id", dir, ids[i]);
+		if (!read_line(path, buf, sizeof(buf)))
+			v[i].gpu_id = strtoul(buf, NULL, 10);
+		snprintf(path, sizeof(path), "%s/%d/name", dir, ids[i]);
+		if (read_line(path, v[i].name, sizeof(v[i].name)))
+			v[i].name[0] = 0;
+		snprintf(path, sizeof(path), "%s/%d/properties", dir, ids[i]);
+		read_props(path, &v[i]);
+	}
+	free(ids);
 	*nodes = v;
 	return n;
 }

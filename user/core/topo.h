@@ -13,8 +13,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GP_SYSFS_TOPOLOGY "/sys/class/kfd/kfd/topology"
-
 struct gp_topo_node {
 	unsigned int node;	/* nodes/<node> */
 	uint32_t gpu_id;	/* 0: CPU node */
@@ -33,7 +31,7 @@ struct gp_topo_node {
 };
 
 /*
- * Read every node under root (NULL: GP_SYSFS_TOPOLOGY), sorted by node
+ * Read every node under root (NULL: KFD_SYSFS_TOPOLOGY), sorted by node
  * number, into a malloc'd array. Count, or -errno when root/nodes cannot
  * be opened (-ENOENT: KFD not loaded).
  */

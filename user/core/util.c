@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -111,4 +114,59 @@ uint64_t boottime_ns(void)
 uint64_t monotonic_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
+}
+
+int gp_reserve(void *vp, size_t *cap, size_t n, size_t size)
+{
+	void **v = vp;
+	size_t c = *cap ? 2 * *cap : 8;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	if (c <= n || c > SIZE_MAX / size)
+		return -ENOMEM;
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int gp_dir_ids(const char *dir, int **ids)
+{
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	uint64_t id;
+	int *v = NULL;
+	DIR *d;
+
+	*ids = NULL;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		/* skips ".", "self", "context_N", "01" */
+		if (parse_dec(de->d_name, strlen(de->d_name), INT32_MAX, &id))
+			continue;
+		if (gp_reserve(&v, &cap, n, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
+		}
+		v[n++] = (int)id;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_int);
+	*ids = v;
+	return (int)n;
 }

@@ -39,5 +39,18 @@ void fmt_ns(char *buf, size_t len, uint64_t ns);
  * KFD's SMI events, so user and kernel timestamps line up. */
 uint64_t boottime_ns(void);
 uint64_t monotonic_ns(void);
+/*
+ * Room for element n of the array *vp (elements of size bytes, *cap of
+ * them allocated): doubles *cap (first 8) when n == *cap. 0, or -ENOMEM
+ * with *vp and *cap untouched (the caller still frees *vp). Pass the
+ * address of the array pointer: gp_reserve(&v, &cap, n, sizeof(*v)).
+ */
+int gp_reserve(void *vp, size_t *cap, size_t n, size_t size);
+/*
+ * The entries of dir named by a decimal number <= INT32_MAX (KFD's
+ * proc/<pid>, topology nodes/<n>, /proc/<pid>), ascending, in *ids
+ * (free() it; NULL when there are none). Their count, or -errno.
+ */
+int gp_dir_ids(const char *dir, int **ids);
 
 #endif

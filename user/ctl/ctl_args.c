@@ -32,9 +32,9 @@ static const struct argp_option opt_for = {
 	"SIGINT/SIGTERM)", 0 };
 static const struct argp_option opt_wait_runtime = {
 	"wait-runtime", OPT_WAIT_RUNTIME, "DURATION", 0,
-	"If the target's runtime has not enabled debug support yet (a ROCm "
-	"process still starting), wait this long for it (default: fail at "
-	"once)", 0 };
+	"If the target has not opened /dev/kfd or its runtime has not "
+	"enabled debug support yet (a ROCm process still starting), wait "
+	"this long for both (default: fail at once)", 0 };
 static const struct argp_option opt_usage = {
 	"usage", OPT_USAGE, NULL, OPTION_HIDDEN, "Short usage", 0 };
 static const struct argp_option opt_socket = {
@@ -82,9 +82,9 @@ static const struct cmd_desc cmds[] = {
 	  "    gpreempt-ctl suspend -p 4242 --socket /tmp/gp.sock\n"
 	  "    gpreempt-ctl suspend -p 4242 --no-daemon -j -f 1s\n"
 	  "    gpreempt-ctl suspend -p 4242 --wait-runtime 5s -f 1s\n"
-	  "\nWith -j, one object per step: attach, [wait_runtime, runtime,]\n"
-	  "suspend, hold, [signal | target_exit,] resume, detach; errors\n"
-	  "as {\"type\":\"error\",\"exit\":N,\"errno\":N,\"message\":..}.\n"
+	  "\nWith -j, one object per step: [wait_kfd,] attach, [wait_runtime,\n"
+	  "runtime,] suspend, hold, [signal | target_exit,] resume, detach;\n"
+	  "errors as {\"type\":\"error\",\"exit\":N,\"errno\":N,\"message\":..}.\n"
 	  "Exit 10 if some queue ids were invalid or failed.\n",
 	  { &opt_pid, &opt_queue, &opt_grace, &opt_for, &opt_wait_runtime,
 	    &opt_socket, &opt_no_daemon, &opt_json, &opt_verbose,

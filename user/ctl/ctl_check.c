@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `gpreempt-ctl check`: what this kernel and this user allow, and why. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <linux/kfd_sysfs.h>
 
 #include "caps.h"
 #include "ctl_cmd.h"
 #include "exitcodes.h"
 #include "json.h"
 #include "procfs.h"
+#include "topo.h"
 
 
 struct check_ctx {
@@ -49,66 +48,26 @@ static void item(struct check_ctx *c, const char *name, const char *value,
 	       *detail ? ": " : "", detail);
 }
 
-/* "key value" lines of a topology properties file. */
-static int prop(const char *path, const char *key, unsigned long long *v)
-{
-	char line[256];
-	size_t klen = strlen(key);
-	FILE *f = fopen(path, "re");
-	int r = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ' ') {
-			*v = strtoull(line + klen + 1, NULL, 10);
-			r = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return r;
-}
-
 /* Per GPU node: does its firmware support debugging (KFD topology)? */
 static void check_gpus(struct check_ctx *c)
 {
-	char path[512], val[320], det[256];
-	unsigned long long simd, cap, gpu_id;
-	struct dirent *de;
-	int gpus = 0, nodbg = 0;
-	DIR *d = opendir(KFD_SYSFS_NODES);
+	char val[320], det[256];
+	struct gp_topo_node *nodes;
+	int gpus = 0, nodbg = 0, n, i;
 
-	if (!d) {
+	n = gp_topo_read(NULL, &nodes);
+	if (n < 0) {
 		item(c, "gpus", "unknown", 0,
 		     "no " KFD_SYSFS_NODES " (KFD not loaded)");
 		return;
 	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), KFD_SYSFS_NODES "/%s/properties",
-			 de->d_name);
-		if (prop(path, "simd_count", &simd) || !simd)
+	for (i = 0; i < n; i++) {
+		if (!nodes[i].simd_count)
 			continue;	/* a CPU node */
 		gpus++;
-		cap = 0;
-		prop(path, "capability", &cap);
-		snprintf(path, sizeof(path), KFD_SYSFS_NODES "/%s/gpu_id",
-			 de->d_name);
-		gpu_id = 0;
-		{
-			FILE *f = fopen(path, "re");
-
-			if (f) {
-				if (fscanf(f, "%llu", &gpu_id) != 1)
-					gpu_id = 0;
-				fclose(f);
-			}
-		}
-		snprintf(val, sizeof(val), "node %s gpu_id 0x%llx",
-			 de->d_name, gpu_id);
-		if (cap & HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED) {
+		snprintf(val, sizeof(val), "node %u gpu_id 0x%x",
+			 nodes[i].node, nodes[i].gpu_id);
+		if (nodes[i].debug_fw) {
 			item(c, "debug_fw", val, 0,
 			     "firmware supports debugging");
 		} else {
@@ -119,7 +78,7 @@ static void check_gpus(struct check_ctx *c)
 			     "gets EPERM for processes on this GPU");
 		}
 	}
-	closedir(d);
+	free(nodes);
 	snprintf(val, sizeof(val), "%d", gpus);
 	snprintf(det, sizeof(det), "%s",
 		 gpus ? (nodbg ? "some GPUs lack debug firmware" : "")

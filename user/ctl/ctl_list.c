@@ -5,7 +5,6 @@
  * (queues.c's sysfs scan, with the state gpreempt-trace keeps in its
  * pinned map when it runs). Needs no privilege except for the map.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +14,10 @@
 #include "ctl_cmd.h"
 #include "exitcodes.h"
 #include "json.h"
-#include "output.h"
+#include "names.h"
 #include "procfs.h"
 #include "queues.h"
+#include "util.h"
 
 struct kproc {
 	int pid;
@@ -27,50 +27,35 @@ struct kproc {
 	char tracer_comm[32];
 };
 
-static int cmp_kproc(const void *a, const void *b)
-{
-	return ((const struct kproc *)a)->pid - ((const struct kproc *)b)->pid;
-}
-
-/* The pids KFD has a process for (optionally only want). */
+/* The pids KFD has a process for (optionally only want), ascending. */
 static int kfd_procs(int want, struct kproc **out)
 {
-	struct kproc *v = NULL, *nv;
-	struct dirent *de;
-	int n = 0, cap = 0, pid;
-	char *end;
-	DIR *d = opendir(KFD_SYSFS_PROC);
+	struct kproc *v;
+	int *pids, n, i, m = 0;
 
 	*out = NULL;
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || (want && pid != want))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				closedir(d);
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		memset(&v[n], 0, sizeof(v[n]));
-		v[n].pid = pid;
-		procfs_comm(pid, v[n].comm, sizeof(v[n].comm));
-		v[n].tracer = procfs_tracer(pid);
-		if (v[n].tracer)
-			procfs_comm(v[n].tracer, v[n].tracer_comm,
-				    sizeof(v[n].tracer_comm));
-		n++;
+	n = gp_dir_ids(KFD_SYSFS_PROC, &pids);
+	if (n <= 0)
+		return n == -ENOENT ? 0 : n;
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		free(pids);
+		return -ENOMEM;
 	}
-	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_kproc);
+	for (i = 0; i < n; i++) {
+		if (!pids[i] || (want && pids[i] != want))
+			continue;
+		v[m].pid = pids[i];
+		procfs_comm(pids[i], v[m].comm, sizeof(v[m].comm));
+		v[m].tracer = procfs_tracer(pids[i]);
+		if (v[m].tracer)
+			procfs_comm(v[m].tracer, v[m].tracer_comm,
+				    sizeof(v[m].tracer_comm));
+		m++;
+	}
+	free(pids);
 	*out = v;
-	return n;
+	return m;
 }
 
 int ctl_queues_overlay(struct gp_queue_row *rows, size_t n,
@@ -111,6 +96,35 @@ static bool overlay_pinned(struct gp_queue_row *rows, int n)
 	return true;
 }
 
+/*
+ * One process as text. comm comes from the process (prctl, a file name):
+ * its control characters never reach the terminal (JSON escapes them).
+ */
+static void print_proc_text(const struct kproc *p, bool status, bool ours,
+			    bool holder)
+{
+	char comm[sizeof(p->comm)], tcomm[sizeof(p->tracer_comm)];
+	char tr[64] = "-";
+
+	gp_text_safe(comm, sizeof(comm), p->comm, sizeof(p->comm));
+	gp_text_safe(tcomm, sizeof(tcomm), p->tracer_comm,
+		     sizeof(p->tracer_comm));
+	if (!status) {
+		if (p->tracer)
+			snprintf(tr, sizeof(tr), "%d (%s)", p->tracer, tcomm);
+		printf("%-8d %-16s %6d  %s\n", p->pid, comm, p->queues, tr);
+	} else if (holder && !p->queues) {
+		printf("pid %d (%s): a gpreempt holder\n", p->pid, comm);
+	} else if (!p->tracer) {
+		printf("pid %d (%s): not held, %d queue%s\n", p->pid, comm,
+		       p->queues, p->queues == 1 ? "" : "s");
+	} else {
+		printf("pid %d (%s): %s by pid %d (%s), %d queue%s\n", p->pid,
+		       comm, ours ? "held" : "traced", p->tracer, tcomm,
+		       p->queues, p->queues == 1 ? "" : "s");
+	}
+}
+
 static void print_procs(const struct ctl_out *o, const struct kproc *p,
 			int n, bool status, bool one)
 {
@@ -138,28 +152,8 @@ static void print_procs(const struct ctl_out *o, const struct kproc *p,
 			if (status)
 				json_bool(&j, "held_by_gpreempt", ours);
 			json_end(&j);
-		} else if (status) {
-			if (holder && !p[i].queues)
-				printf("pid %d (%s): a gpreempt holder\n",
-				       p[i].pid, p[i].comm);
-			else if (!p[i].tracer)
-				printf("pid %d (%s): not held, %d queue%s\n",
-				       p[i].pid, p[i].comm, p[i].queues,
-				       p[i].queues == 1 ? "" : "s");
-			else
-				printf("pid %d (%s): %s by pid %d (%s), %d "
-				       "queue%s\n", p[i].pid, p[i].comm,
-				       ours ? "held" : "traced", p[i].tracer,
-				       p[i].tracer_comm, p[i].queues,
-				       p[i].queues == 1 ? "" : "s");
 		} else {
-			char tr[64] = "-";
-
-			if (p[i].tracer)
-				snprintf(tr, sizeof(tr), "%d (%s)",
-					 p[i].tracer, p[i].tracer_comm);
-			printf("%-8d %-16s %6d  %s\n", p[i].pid, p[i].comm,
-			       p[i].queues, tr);
+			print_proc_text(&p[i], status, ours, holder);
 		}
 	}
 	if (!o->json && !n && !one)

@@ -16,6 +16,7 @@
 #include "ctl_snapshot.h"
 #include "exitcodes.h"
 #include "json.h"
+#include "util.h"
 
 #define SNAP_TOPOLOGY	"/sys/class/kfd/kfd/topology"
 #define SNAP_PROC	"/sys/class/kfd/kfd/proc"
@@ -92,64 +93,45 @@ static void read_cgroup(const char *path, struct snap_proc *p)
 	fclose(f);
 }
 
-static int cmp_proc(const void *a, const void *b)
-{
-	return ((const struct snap_proc *)a)->pid -
-	       ((const struct snap_proc *)b)->pid;
-}
-
 static int collect_procs(struct snap *s)
 {
 	char dir[600], path[700];
-	struct snap_proc *v = NULL, *nv;
-	struct dirent *de;
-	int n = 0, cap = 0, pid;
-	char *end;
-	DIR *d;
+	struct snap_proc *v, *p;
+	int *pids, n, i, m = 0;
 
 	path_of(s, dir, sizeof(dir), SNAP_PROC);
-	d = opendir(dir);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;	/* "self", context_N, ... */
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		memset(&v[n], 0, sizeof(v[n]));
-		v[n].pid = pid;
-		v[n].uid = -1;
-		path_of(s, path, sizeof(path), "/proc/%d/comm", pid);
-		if (read_text(path, v[n].comm, sizeof(v[n].comm)) ||
-		    !v[n].comm[0])
-			snprintf(v[n].comm, sizeof(v[n].comm), "?");
-		path_of(s, path, sizeof(path), "/proc/%d/status", pid);
-		read_status(path, &v[n]);
-		path_of(s, path, sizeof(path), "/proc/%d/cgroup", pid);
-		read_cgroup(path, &v[n]);
-		if (v[n].tracer > 0) {
-			path_of(s, path, sizeof(path), "/proc/%d/comm",
-				v[n].tracer);
-			if (read_text(path, v[n].tracer_comm,
-				      sizeof(v[n].tracer_comm)))
-				v[n].tracer_comm[0] = 0;
-		}
-		n++;
+	n = gp_dir_ids(dir, &pids);	/* skips "self", context_N, ... */
+	if (n <= 0)
+		return n;
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		free(pids);
+		return -ENOMEM;
 	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_proc);
+	for (i = 0; i < n; i++) {
+		if (!pids[i])
+			continue;
+		p = &v[m++];
+		p->pid = pids[i];
+		p->uid = -1;
+		path_of(s, path, sizeof(path), "/proc/%d/comm", p->pid);
+		if (read_text(path, p->comm, sizeof(p->comm)) || !p->comm[0])
+			snprintf(p->comm, sizeof(p->comm), "?");
+		path_of(s, path, sizeof(path), "/proc/%d/status", p->pid);
+		read_status(path, p);
+		path_of(s, path, sizeof(path), "/proc/%d/cgroup", p->pid);
+		read_cgroup(path, p);
+		if (p->tracer > 0) {
+			path_of(s, path, sizeof(path), "/proc/%d/comm",
+				p->tracer);
+			if (read_text(path, p->tracer_comm,
+				      sizeof(p->tracer_comm)))
+				p->tracer_comm[0] = 0;
+		}
+	}
+	free(pids);
 	s->procs = v;
-	return n;
+	return m;
 }
 
 static int load_dump(const struct snap *s, const char *file, char **text)

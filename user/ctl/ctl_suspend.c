@@ -192,6 +192,43 @@ static void print_runtime(const struct ctl_out *o, struct session *s,
 }
 
 /*
+ * --wait-runtime on a process still starting up: it may not have opened
+ * /dev/kfd yet (ROCr does in hsa_init, before RUNTIME_ENABLE), and
+ * without a KFD process there is nothing to attach to. Wait for it within
+ * the same budget (until deadline), ending early on SIGINT/SIGTERM/SIGHUP
+ * (HOLD_SIGNAL) or when the pid is gone. sysfs does not notify a new
+ * directory, so its KFD_SYSFS_PROC entry is polled every 10 ms. Other
+ * outcomes (HOLD_TIMEOUT) are left to session_open() to report.
+ */
+static enum hold_end wait_kfd_process(const struct ctl_out *o, pid_t pid,
+				      int sfd, uint64_t deadline, int *sig)
+{
+	struct pollfd p = { .fd = sfd, .events = POLLIN };
+	struct signalfd_siginfo si;
+	struct gp_err e = {};
+	char text[160], t[32];
+
+	if (session_has_kfd_process(pid) || session_check_pid(pid, &e))
+		return HOLD_TIMEOUT;
+	fmt_ns(t, sizeof(t), deadline - monotonic_ns());
+	snprintf(text, sizeof(text), "waiting up to %s for pid %d to open "
+		 "/dev/kfd", t, pid);
+	ctl_print_step(o, "wait_kfd", pid, NULL, NULL, text);
+	while (monotonic_ns() < deadline && !session_has_kfd_process(pid) &&
+	       !session_check_pid(pid, &e)) {
+		if (poll(&p, 1, 10) < 0 && errno != EINTR)
+			break;
+		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (session_signal_ends_hold(si.ssi_signo)) {
+				*sig = si.ssi_signo;
+				return HOLD_SIGNAL;
+			}
+		}
+	}
+	return HOLD_TIMEOUT;
+}
+
+/*
  * Attach, optionally wait for the runtime, suspend, hold, resume: what
  * `suspend` does without a daemon. The arguments are read here only;
  * every printer gets the output mode and a result.
@@ -207,7 +244,7 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 	pid_t pid = a->pid;
 	sigset_t old;
 	int sfd = -1, ret, rret, sig = 0;
-	uint64_t t0;
+	uint64_t t0, now, wait_end, left;
 	enum hold_end end;
 
 	if (ctl_via_daemon(a, &ret))
@@ -222,6 +259,14 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 		gp_err_set(&e, GP_EXIT_FAILURE, -sfd, "signalfd: %s",
 			   strerror(-sfd));
 		ret = ctl_report(&o, &e);
+		goto cleanup;
+	}
+	t0 = monotonic_ns();
+	/* One --wait-runtime budget for the KFD process and its runtime. */
+	wait_end = t0 + a->wait_runtime_ns;
+	if (a->wait_runtime_ns &&
+	    wait_kfd_process(&o, pid, sfd, wait_end, &sig) == HOLD_SIGNAL) {
+		print_signal(&o, pid, sig);
 		goto cleanup;
 	}
 	t0 = monotonic_ns();
@@ -245,11 +290,14 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 
 	if (session_runtime_state(s) != DEBUG_RUNTIME_STATE_ENABLED &&
 	    a->wait_runtime_ns) {
-		fmt_ns(t, sizeof(t), a->wait_runtime_ns);
+		now = monotonic_ns();
+		/* 1: hold() reads 0 as "no deadline" */
+		left = wait_end > now ? wait_end - now : 1;
+		fmt_ns(t, sizeof(t), left);
 		snprintf(text, sizeof(text), "waiting up to %s for pid %d's "
 			 "runtime to enable debug support", t, pid);
 		ctl_print_step(&o, "wait_runtime", pid, NULL, NULL, text);
-		end = hold(&o, s, sfd, a->wait_runtime_ns, true, &sig);
+		end = hold(&o, s, sfd, left, true, &sig);
 		if (end == HOLD_SIGNAL) {
 			print_signal(&o, pid, sig);
 			ret = GP_EXIT_OK;

@@ -7,22 +7,21 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "gpreempt.h"
 #include "attach.h"
+#include "caps.h"
 #include "exitcodes.h"
 #include "hist.h"
 #include "output.h"
+#include "pidfile.h"
 #include "probe.h"
 #include "queues.h"
 #include "trace_metrics.h"
@@ -215,19 +214,10 @@ static void on_signal(int sig)
 /* Root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN) in the effective set. */
 static bool privileged(void)
 {
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2] = {};
-
 	if (geteuid() == 0)
 		return true;
-	if (syscall(SYS_capget, &h, d))
-		return false;
-#define HAS(c) (d[(c) / 32].effective & (1U << ((c) % 32)))
-	return HAS(21 /* CAP_SYS_ADMIN */) ||
-	       (HAS(39 /* CAP_BPF */) && HAS(38 /* CAP_PERFMON */));
-#undef HAS
+	return caps_have(CAP_SYS_ADMIN) ||
+	       (caps_have(CAP_BPF) && caps_have(CAP_PERFMON));
 }
 
 static bool bpf_available(void)
@@ -240,17 +230,6 @@ static bool bpf_available(void)
 		return errno != ENOSYS && errno != EINVAL;
 	close(fd);
 	return true;
-}
-
-static int touch(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -errno;
-	dprintf(fd, "%d\n", getpid());
-	close(fd);
-	return 0;
 }
 
 static struct gp_out_opts out_opts(void)
@@ -444,7 +423,7 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (env.ready_file && touch(env.ready_file))
+	if (env.ready_file && pidfile_write(env.ready_file))
 		fprintf(stderr, "gpreempt-trace: cannot create %s: %s\n",
 			env.ready_file, strerror(errno));
 
