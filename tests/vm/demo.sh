@@ -38,7 +38,37 @@ show gpreempt-ctl status
 show gpreempt-ctl resume --pid $job
 kill -TERM $dpid
 wait $dpid
-kill $job
+
+# Arbitration: the daemon suspends offline jobs while online is busy.
+# The "server" is a shell whose command line says serve.py; the training
+# job above is offline. No GPU: each suspend reaches KFD, no queue stops.
+echo
+echo "\$ gpreempt-ctl daemon --online cmdline=serve.py --offline comm=kfd-exerciser \\"
+echo "      --resume-after 2ms --min-offline-share 20 --window 1s &"
+sh -c 'while :; do sleep 1; done' serve.py &
+srv=$!
+rm -f /tmp/d.ready
+gpreempt-ctl daemon --ready /tmp/d.ready --online cmdline=serve.py \
+	--offline comm=kfd-exerciser --resume-after 2ms \
+	--min-offline-share 20 --window 1s > /tmp/arbiter.log 2>&1 &
+dpid=$!
+while [ ! -e /tmp/d.ready ]; do sleep 0.1; done
+i=0
+while ! grep -q "offline pid $job .* attached" /tmp/arbiter.log; do
+	i=$((i + 1))
+	[ $i -gt 100 ] && break
+	sleep 0.1
+done
+show gpreempt-ctl notify busy --pid $srv
+sleep 1.3
+show gpreempt-ctl notify idle --pid $srv
+sleep 0.1
+show gpreempt-ctl policy
+echo "--- the daemon's decisions ---"
+grep 'arbiter: \(busy\|idle\|suspend\|resume\)' /tmp/arbiter.log | cut -c14-
+kill -TERM $dpid
+wait $dpid
+kill $srv $job
 wait $job 2>/dev/null
 
 kill -INT $tpid
