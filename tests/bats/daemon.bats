@@ -26,18 +26,11 @@ teardown() {
 	true
 }
 
+load daemon_helper
+
 # start_daemon [ARGS...]: in the background, ready when the file appears.
 start_daemon() {
-	"$CTL" daemon --socket "$SOCK" --ready "$D/ready" "$@" \
-		2>"$D/log" &
-	DPID=$!
-	for _ in $(seq 100); do
-		[ -s "$D/ready" ] && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$D/log"
-	return 1
+	daemon_bg --socket "$SOCK" "$@"
 }
 
 # stop_daemon SIG: the daemon exits 0 and leaves nothing behind.

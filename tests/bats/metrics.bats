@@ -31,18 +31,11 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+load daemon_helper
+
 start_daemon() {
 	PORT=$(free_port)
-	"$CTL" daemon --socket "$SOCK" --ready "$D/ready" \
-		--metrics "127.0.0.1:$PORT" "$@" 2>"$D/log" &
-	DPID=$!
-	for _ in $(seq 100); do
-		[ -s "$D/ready" ] && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$D/log"
-	return 1
+	daemon_bg --socket "$SOCK" --metrics "127.0.0.1:$PORT" "$@"
 }
 
 @test "metrics: GET /metrics answers the exposition; promtool check metrics is clean" {

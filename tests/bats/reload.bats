@@ -26,16 +26,10 @@ teardown() {
 	true
 }
 
+load daemon_helper
+
 start_daemon() {
-	"$CTL" daemon --ready "$D/ready" --config "$CONF" "$@" 2>"$D/log" &
-	DPID=$!
-	for _ in $(seq 100); do
-		[ -s "$D/ready" ] && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$D/log"
-	return 1
+	daemon_bg --config "$CONF" "$@"
 }
 
 # reload TEXT: SIGHUP, then the log gets TEXT (5 s at most).
