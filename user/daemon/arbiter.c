@@ -4,7 +4,6 @@
  * offline processes as they appear, and the policy's actions carried out
  * on warm sessions (arbiter.h). The socket verbs are in arbiter_req.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -269,23 +268,22 @@ void arb_discover(struct daemon *d, int pid)
 		     pd.comm);
 }
 
+/* KFD's per-process sysfs folder (a fixture tree in tests). */
+const char *arb_kfd_proc_dir(const struct arbiter *a)
+{
+	return a->o->kfd_proc_dir ? a->o->kfd_proc_dir : KFD_SYSFS_PROC;
+}
+
 static void arb_scan(struct daemon *d)
 {
-	const char *dir = d->arb->o->kfd_proc_dir ? d->arb->o->kfd_proc_dir :
-			  ARB_KFD_PROC_DIR;
 	struct arbiter *a = d->arb;
-	struct dirent *de;
-	DIR *dp = opendir(dir);
-	int i, pid;
+	int i, n, *pids = NULL;
 
-	while (dp && (de = readdir(dp))) {
-		if (parse_pid(de->d_name, &pid))
-			continue;
-		if (!arb_find(a, pid))
-			arb_discover(d, pid);
-	}
-	if (dp)
-		closedir(dp);
+	n = gp_dir_ids(arb_kfd_proc_dir(a), &pids);
+	for (i = 0; i < n; i++)
+		if (!arb_find(a, pids[i]))
+			arb_discover(d, pids[i]);
+	free(pids);
 	for (i = a->n; i-- > 0;) {
 		struct arb_proc *p = &a->p[i];
 

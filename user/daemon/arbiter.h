@@ -28,7 +28,6 @@
 
 #define ARB_SCAN_MS 100
 #define ARB_MAX_PROCS 128
-#define ARB_KFD_PROC_DIR "/sys/class/kfd/kfd/proc"
 
 struct arbiter_opts {
 	bool enabled;		/* any arbiter option given */
@@ -36,7 +35,7 @@ struct arbiter_opts {
 	struct gp_policy_cfg pol;
 	bool detect_notify, detect_queues;
 	uint64_t poll_ns;	/* queue polling period */
-	const char *kfd_proc_dir; /* tests: NULL is ARB_KFD_PROC_DIR */
+	const char *kfd_proc_dir; /* tests: NULL is KFD_SYSFS_PROC */
 };
 
 /* The argp child the daemon's parser includes (input: arbiter_opts). */

@@ -46,6 +46,7 @@ struct arbiter {
 #define ARB_LOG_PER_SEC 50
 void alog(struct arbiter *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+const char *arb_kfd_proc_dir(const struct arbiter *a);
 struct arb_proc *arb_find(struct arbiter *a, int pid);
 struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 			 enum gp_pclass cls);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The arbiter's socket verbs: busy, idle, classify, policy (arb_proto.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arbiter_int.h"
@@ -199,19 +199,12 @@ err:
 static int kfd_queues(const struct arbiter *a, int pid)
 {
 	char path[256];
-	struct dirent *de;
-	DIR *dp;
-	int n = 0;
+	int n, *ids = NULL;
 
-	snprintf(path, sizeof(path), "%s/%d/queues", a->o->kfd_proc_dir ?
-		 a->o->kfd_proc_dir : ARB_KFD_PROC_DIR, pid);
-	dp = opendir(path);
-	if (!dp)
-		return -1;
-	while ((de = readdir(dp)))
-		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
-	closedir(dp);
-	return n;
+	snprintf(path, sizeof(path), "%s/%d/queues", arb_kfd_proc_dir(a), pid);
+	n = gp_dir_ids(path, &ids);
+	free(ids);
+	return n < 0 ? -1 : n;
 }
 
 static void hist_line(struct client *c, const char *name,
