@@ -18,7 +18,7 @@ int ctl_connect(const char *path, int timeout_ms, struct gp_err *e)
 {
 	uint64_t end = monotonic_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
 	struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
-	int fd, err;
+	int fd;
 
 	/* a daemon that does not accept fills its backlog: retry, bounded */
 	while ((fd = usock_connect_nb(path)) == -EAGAIN &&
@@ -26,7 +26,12 @@ int ctl_connect(const char *path, int timeout_ms, struct gp_err *e)
 		nanosleep(&ts, NULL);
 	if (fd >= 0)
 		return fd;
-	err = -fd;
+	return ctl_connect_err(path, -fd, timeout_ms, e);
+}
+
+int ctl_connect_err(const char *path, int err, int timeout_ms,
+		    struct gp_err *e)
+{
 	if (err == EAGAIN)
 		gp_err_set(e, GP_EXIT_DAEMON, ETIMEDOUT, "the daemon at %s "
 			   "accepts no connection (stuck, or serving too "

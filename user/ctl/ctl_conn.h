@@ -17,6 +17,9 @@
  * and EPERM: GP_EXIT_PRIV; a path too long: GP_EXIT_USAGE).
  */
 int ctl_connect(const char *path, int timeout_ms, struct gp_err *e);
+/* What a failed connect to path (errno err) means, in e; returns -1. */
+int ctl_connect_err(const char *path, int err, int timeout_ms,
+		    struct gp_err *e);
 /*
  * Send one request line, read the whole reply into r within timeout_ms.
  * 0 when a well-formed reply arrived (r->exit says how the request

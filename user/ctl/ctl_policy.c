@@ -225,6 +225,7 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	struct gp_err e = {};
 	struct ctl_out o;
 	char req[128], msg[400] = "", c;
+	const char *path;
 	int fd, r = parse_sub(a, notify_opts, "busy|idle",
 			  "Tell the daemon's arbiter that online work starts "
 			  "(busy) or ends (idle). The busy belongs to the pid "
@@ -252,16 +253,10 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	q.pid_scope = !p.hold;
 	arb_format_request(req, sizeof(req), &q);
 	/* The same client servers embed (gp_notify.h). */
-	fd = gp_notify_open(p.socket ? p.socket : PROTO_DEFAULT_SOCKET);
+	path = p.socket ? p.socket : PROTO_DEFAULT_SOCKET;
+	fd = gp_notify_open(path);
 	if (fd < 0) {
-		/* again, for the cause in ctl_connect's words */
-		fd = ctl_connect(p.socket ? p.socket : PROTO_DEFAULT_SOCKET,
-				 PROTO_TIMEOUT_MS, &e);
-		if (fd >= 0) {
-			close(fd);
-			gp_err_set(&e, GP_EXIT_DAEMON, 0, "cannot connect "
-				   "to the daemon (it accepted a retry)");
-		}
+		ctl_connect_err(path, -fd, PROTO_TIMEOUT_MS, &e);
 		return ctl_report(&o, &e);
 	}
 	r = gp_notify_send(fd, req, msg, sizeof(msg));
