@@ -130,19 +130,46 @@ static __always_inline __u64 gp_u64_at(void *base, int off)
 
 /* ---- entry handlers: build the event, stash it ---- */
 
+/* Summary mode's task-local slots (lean.bpf.h), created on entry. */
+static __always_inline struct gp_lean *gp_lean_cur(bool create)
+{
+	return bpf_task_storage_get(&gp_lean_store, bpf_get_current_task_btf(),
+				    0, create ?
+				    BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+static __always_inline int gp_lean_enter(__u32 op, void *ptr, void *aux,
+					 __u32 arg)
+{
+	struct gp_lean *l = gp_lean_cur(true);
+
+	if (l)
+		gp_lean_begin(l, op, (__u64)ptr, (__u64)aux, arg,
+			      bpf_ktime_get_boot_ns());
+	return 0;
+}
+
+/* CREATE_QUEUE's arguments: read on entry, or by the lean return. */
+static __always_inline void gp_create_args(struct gp_event *e, void *data)
+{
+	e->gpu_id = gp_u32_at(data, GP_UAPI_CQ_GPU_ID);
+	e->queue.type = gp_u32_at(data, GP_UAPI_CQ_QUEUE_TYPE);
+	e->queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
+	e->queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
+	e->queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
+	e->queue.ring_base = gp_u64_at(data, GP_UAPI_CQ_RING_BASE);
+	e->queue.wptr_addr = gp_u64_at(data, GP_UAPI_CQ_WPTR);
+	e->queue.rptr_addr = gp_u64_at(data, GP_UAPI_CQ_RPTR);
+}
+
 static __always_inline int on_create(void *data)
 {
 	struct gp_event e;
 
+	if (GP_LEAN)
+		return gp_lean_enter(GP_OP_CREATE, data, NULL, 0);
 	gp_ev_current(&e, GP_OP_CREATE);
-	e.gpu_id = gp_u32_at(data, GP_UAPI_CQ_GPU_ID);
-	e.queue.type = gp_u32_at(data, GP_UAPI_CQ_QUEUE_TYPE);
-	e.queue.priority = gp_u32_at(data, GP_UAPI_CQ_PRIORITY);
-	e.queue.percentage = gp_u32_at(data, GP_UAPI_CQ_PERCENTAGE);
-	e.queue.ring_size = gp_u32_at(data, GP_UAPI_CQ_RING_SIZE);
-	e.queue.ring_base = gp_u64_at(data, GP_UAPI_CQ_RING_BASE);
-	e.queue.wptr_addr = gp_u64_at(data, GP_UAPI_CQ_WPTR);
-	e.queue.rptr_addr = gp_u64_at(data, GP_UAPI_CQ_RPTR);
+	gp_create_args(&e, data);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
 	return 0;
 }
@@ -151,6 +178,8 @@ static __always_inline int on_destroy(void *data)
 {
 	struct gp_event e;
 
+	if (GP_LEAN)
+		return gp_lean_enter(GP_OP_DESTROY, data, NULL, 0);
 	gp_ev_current(&e, GP_OP_DESTROY);
 	e.queue_id = gp_u32_at(data, GP_UAPI_DQ_QUEUE_ID);
 	gp_begin(&e, (__u64)data, bpf_ktime_get_boot_ns());
@@ -215,6 +244,9 @@ static __always_inline int on_dbg(void *data)
 {
 	struct gp_event e;
 
+	if (GP_LEAN)
+		return gp_lean_enter(GP_OP_DBG_TRAP, data, NULL,
+				     gp_u32_at(data, GP_UAPI_DBG_OP));
 	gp_ev_current(&e, GP_OP_DBG_TRAP);
 	e.target_pid = gp_u32_at(data, GP_UAPI_DBG_PID);
 	e.dbg.dbg_op = gp_u32_at(data, GP_UAPI_DBG_OP);
@@ -228,6 +260,8 @@ static __always_inline int on_susp(struct kfd_process___gp *p, __u32 op,
 {
 	struct gp_event e;
 
+	if (GP_LEAN)
+		return gp_lean_enter(op, ids, p, num);
 	gp_ev_current(&e, op);
 	gp_ev_owner(&e, BPF_CORE_READ(p, lead_thread));
 	e.target_pid = e.pid;
@@ -243,6 +277,8 @@ static __always_inline int on_hw(__u32 op, __u32 a, __u32 b, __u32 c,
 {
 	struct gp_event e;
 
+	if (GP_LEAN)
+		return gp_lean_enter(op, NULL, NULL, 0);
 	gp_ev_current(&e, op);
 	e.target_pid = gp_enclosing_target(e.tid);
 	e.hw.filter = a;
@@ -253,7 +289,51 @@ static __always_inline int on_hw(__u32 op, __u32 a, __u32 b, __u32 c,
 	return 0;
 }
 
-/* ---- return handler: values only known now, then finish ---- */
+/* ---- return handlers: values only known now, then finish ---- */
+
+/*
+ * Summary mode: count and histogram; the event is built only when the
+ * queue map changes, from what the entry kept (the ioctl's args are
+ * still the kernel's copy at return; the process outlives its call).
+ */
+static __always_inline int on_lean_return(__u32 op, long ret)
+{
+	struct gp_lean *l = gp_lean_cur(false);
+	struct kfd_process___gp *proc;
+	struct gp_lean_slot *s;
+	struct gp_event e;
+	__u64 now;
+	void *ptr;
+
+	if (!l)
+		return 0;
+	now = bpf_ktime_get_boot_ns();
+	s = gp_lean_end(l, op, ret, now);
+	if (!s || !gp_lean_changes(op, ret))
+		return 0;
+	ptr = (void *)s->ptr;
+	gp_ev_current(&e, op);
+	e.ret = ret;
+	e.ts_ns = now;
+	switch (op) {
+	case GP_OP_CREATE:
+		gp_create_args(&e, ptr);
+		e.queue_id = gp_u32_at(ptr, GP_UAPI_CQ_QUEUE_ID);
+		break;
+	case GP_OP_DESTROY:
+		e.queue_id = gp_u32_at(ptr, GP_UAPI_DQ_QUEUE_ID);
+		break;
+	case GP_OP_SUSPEND:
+	case GP_OP_RESUME:
+		proc = (void *)s->aux;	/* a plain load, not a CO-RE one */
+		gp_ev_owner(&e, BPF_CORE_READ(proc, lead_thread));
+		e.target_pid = e.pid;
+		e.susp.num_queues = s->arg;
+		break;
+	}
+	gp_apply(&e, s->ptr, now);
+	return 0;
+}
 
 static __always_inline int on_return(__u32 op, long ret)
 {
@@ -262,6 +342,8 @@ static __always_inline int on_return(__u32 op, long ret)
 	struct gp_pending *p;
 	void *ptr;
 
+	if (GP_LEAN && gp_lean_op(op))
+		return on_lean_return(op, ret);
 	p = gp_pending_get(tid, op);
 	if (!p)
 		return 0;

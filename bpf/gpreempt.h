@@ -228,4 +228,35 @@ struct gp_hist {
 	__u64 sum_ns;
 };
 
+/*
+ * gp_hists is a per-CPU array with one entry per (op, sub): a direct
+ * index and plain increments, where a hash lookup and three atomic adds
+ * cost ~400 ns per sample in the VM (bpf_stats, 6.12 guest, 2026-11-23).
+ * Subs: 0 (the whole op), the phases GP_PHASE_SUB(0..3); for the debug
+ * trap (no whole-op entry) its ops 0..GP_DBG_OP_LAST, and
+ * GP_DBG_OP_OTHER in the op's last entry.
+ */
+#define GP_HIST_SUBS 16
+#define GP_HIST_ENTRIES (GP_OP_MAX * GP_HIST_SUBS)
+
+/* Entry of (op, sub), or GP_HIST_ENTRIES (none: counted as full). */
+static inline __u32 gp_hist_idx(__u32 op, __u32 sub)
+{
+	if (sub == GP_DBG_OP_OTHER)
+		sub = GP_HIST_SUBS - 1;
+	if (op >= GP_OP_MAX || sub >= GP_HIST_SUBS)
+		return GP_HIST_ENTRIES;
+	return op * GP_HIST_SUBS + sub;
+}
+
+static inline struct gp_hist_key gp_hist_key_of(__u32 idx)
+{
+	struct gp_hist_key k = { .op = idx / GP_HIST_SUBS,
+				 .sub = idx % GP_HIST_SUBS };
+
+	if (k.sub == GP_HIST_SUBS - 1)
+		k.sub = GP_DBG_OP_OTHER;
+	return k;
+}
+
 #endif

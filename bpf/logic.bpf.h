@@ -20,6 +20,7 @@
 
 #include "maps.bpf.h"
 #include "qmap.bpf.h"
+#include "lean.bpf.h"
 
 /* Entry side: stash the event so far, keyed by (tid, op). */
 static __always_inline struct gp_pending *
@@ -49,26 +50,7 @@ static __always_inline struct gp_pending *gp_pending_get(__u32 tid, __u32 op)
 
 static __always_inline __u32 gp_hist_sub(const struct gp_event *e)
 {
-	if (e->op != GP_OP_DBG_TRAP)
-		return 0;
-	return e->dbg.dbg_op <= GP_DBG_OP_LAST ? e->dbg.dbg_op :
-						 GP_DBG_OP_OTHER;
-}
-
-/* A hardware step's phase, or -1 (not one). */
-static __always_inline int gp_phase_of(__u32 op)
-{
-	switch (op) {
-	case GP_OP_HW_UNMAP:
-		return GP_PHASE_UNMAP;
-	case GP_OP_HW_FENCE:
-		return GP_PHASE_FENCE;
-	case GP_OP_MES_REMOVE:
-		return GP_PHASE_MES_RM;
-	case GP_OP_MES_ADD:
-		return GP_PHASE_MES_ADD;
-	}
-	return -1;
+	return e->op == GP_OP_DBG_TRAP ? gp_dbg_sub(e->dbg.dbg_op) : 0;
 }
 
 /* Charge a hardware step to the suspend/resume its thread is inside. */
@@ -109,7 +91,7 @@ static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 	e->duration_ns = now > p->start_ns ? now - p->start_ns : 0;
 	gp_phase_charge(tid, op, e->duration_ns);
 	if (gp_pid_wanted(e->pid, e->target_pid)) {
-		gp_apply(e, p, now);
+		gp_apply(e, p->ptr, now);
 		gp_count_add(e);
 		gp_hist_add(e->op, gp_hist_sub(e), e->duration_ns);
 		gp_phase_hists(e);
@@ -121,13 +103,11 @@ static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 /* Instant events (kfd_procfs_add_queue/del_queue): no duration. */
 static __always_inline void gp_instant(struct gp_event *e, __u64 now)
 {
-	static const struct gp_pending nop;
-
 	e->ts_ns = now;
 	e->duration_ns = 0;
 	if (!gp_pid_wanted(e->pid, e->target_pid))
 		return;
-	gp_apply(e, (struct gp_pending *)&nop, now);
+	gp_apply(e, 0, now);
 	gp_count_add(e);
 	gp_emit(e);
 }
@@ -144,6 +124,8 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 	struct gp_walk w;
 
 	for (__u32 op = 0; op < GP_OP_MAX; op++) {
+		if (GP_LEAN && gp_lean_op(op))
+			continue;	/* task-local: goes with the task */
 		pk.op = op;
 		bpf_map_delete_elem(&gp_pending, &pk);
 	}

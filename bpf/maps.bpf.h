@@ -110,10 +110,11 @@ struct {
 	__type(value, __u32);
 } gp_qidx SEC(".maps");
 
+/* Latency histograms, gp_hist_idx(op, sub) -> gp_hist (gpreempt.h). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, struct gp_hist_key);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GP_HIST_ENTRIES);
+	__type(key, __u32);
 	__type(value, struct gp_hist);
 } gp_hists SEC(".maps");
 
@@ -172,39 +173,60 @@ static __always_inline void gp_stat_inc(__u32 idx)
 		*n += 1;	/* per-CPU slot: no atomics needed */
 }
 
-static __always_inline void gp_count_add(const struct gp_event *e)
+static __always_inline void gp_count_op(__u32 op, long ret)
 {
-	__u32 op = e->op;
 	struct gp_count *c = bpf_map_lookup_elem(&gp_counts, &op);
 
 	if (!c)
 		return;
 	c->count++;	/* per-CPU slot: no atomics needed */
-	if (e->ret < 0)
+	if (ret < 0)
 		c->failed++;
+}
+
+static __always_inline void gp_count_add(const struct gp_event *e)
+{
+	gp_count_op(e->op, e->ret);
 }
 
 static __always_inline void gp_hist_add(__u32 op, __u32 sub, __u64 ns)
 {
-	struct gp_hist_key k = { .op = op, .sub = sub };
-	static const struct gp_hist zero;
-	struct gp_hist *h;
+	__u32 idx = gp_hist_idx(op, sub);
+	struct gp_hist *h = bpf_map_lookup_elem(&gp_hists, &idx);
 	__u32 slot;
 
-	h = bpf_map_lookup_elem(&gp_hists, &k);
 	if (!h) {
-		bpf_map_update_elem(&gp_hists, &k, &zero, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&gp_hists, &k);
-		if (!h) {
-			gp_stat_inc(GP_STAT_HIST_FULL);
-			return;
-		}
+		gp_stat_inc(GP_STAT_HIST_FULL);
+		return;
 	}
 	slot = gp_slot(gp_hist_unit_ns > 1 ? ns / gp_hist_unit_ns : ns);
+	/* per-CPU entry: no atomics needed */
 	if (slot < GP_MAX_SLOTS)
-		__sync_fetch_and_add(&h->slots[slot], 1);
-	__sync_fetch_and_add(&h->count, 1);
-	__sync_fetch_and_add(&h->sum_ns, ns);
+		h->slots[slot]++;
+	h->count++;
+	h->sum_ns += ns;
+}
+
+/* A debug-trap op's histogram: unknown ops share one (bounded map). */
+static __always_inline __u32 gp_dbg_sub(__u32 dbg_op)
+{
+	return dbg_op <= GP_DBG_OP_LAST ? dbg_op : GP_DBG_OP_OTHER;
+}
+
+/* A hardware step's phase, or -1 (not one). */
+static __always_inline int gp_phase_of(__u32 op)
+{
+	switch (op) {
+	case GP_OP_HW_UNMAP:
+		return GP_PHASE_UNMAP;
+	case GP_OP_HW_FENCE:
+		return GP_PHASE_FENCE;
+	case GP_OP_MES_REMOVE:
+		return GP_PHASE_MES_RM;
+	case GP_OP_MES_ADD:
+		return GP_PHASE_MES_ADD;
+	}
+	return -1;
 }
 
 static __always_inline void gp_emit(const struct gp_event *e)

@@ -168,9 +168,11 @@ static __always_inline void gp_queue_upsert(const struct gp_event *e,
 	v->changed_ns = now;
 }
 
-/* What a completed event does to the queue map. */
-static __always_inline void gp_apply(struct gp_event *e, struct gp_pending *p,
-				     __u64 now)
+/*
+ * What a completed event does to the queue map. ids: suspend/resume's
+ * user array of e->susp.num_queues queue ids (0: every queue).
+ */
+static __always_inline void gp_apply(struct gp_event *e, __u64 ids, __u64 now)
 {
 	struct gp_qidx_key ik = {};
 	struct gp_queue_key k = {};
@@ -224,11 +226,11 @@ static __always_inline void gp_apply(struct gp_event *e, struct gp_pending *p,
 						      GP_WALK_RESUME, now);
 		/* No array at all (resume_queues(p, 0, NULL) on debug
 		 * disable) means every queue of the process. */
-		if (!p->ptr || !e->susp.num_queues) {
+		if (!ids || !e->susp.num_queues) {
 			bpf_for_each_map_elem(&gp_queues, gp_walk_cb, &w, 0);
 			break;
 		}
-		w.ids = p->ptr;
+		w.ids = ids;
 		bpf_loop(e->susp.num_queues < GP_MAX_SUSP_QIDS ?
 			 e->susp.num_queues : GP_MAX_SUSP_QIDS,
 			 gp_walk_ids_cb, &w, 0);

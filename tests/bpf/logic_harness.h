@@ -16,6 +16,7 @@
 #include "tap.h"
 #include "gpreempt.h"
 #include "queues.h"
+#include "hist.h"
 #include "logic_test.skel.h"
 
 #define MAX_EV 64
@@ -136,12 +137,25 @@ static inline void seed(__u32 pid, __u32 gpu, __u32 qid)
 			bpf_map__fd(skel->maps.gp_qidx));
 }
 
+/* The histogram of (op, sub) as the loader reads it (summed over CPUs). */
 static inline bool hist(struct logic_test_bpf *s, __u32 op, __u32 sub,
 			struct gp_hist *h)
 {
-	struct gp_hist_key k = { .op = op, .sub = sub };
+	struct gp_hist_key *keys;
+	struct gp_hist *vals;
+	int n = gp_hists_read(bpf_map__fd(s->maps.gp_hists), &keys, &vals);
+	bool found = false;
 
-	return !bpf_map_lookup_elem(bpf_map__fd(s->maps.gp_hists), &k, h);
+	for (int i = 0; i < n && !found; i++)
+		if (keys[i].op == op && keys[i].sub == sub) {
+			*h = vals[i];
+			found = true;
+		}
+	if (n >= 0) {
+		free(keys);
+		free(vals);
+	}
+	return found;
 }
 
 static inline int count_keys(struct bpf_map *m, size_t ksz)

@@ -128,3 +128,62 @@ int BPF_PROG(test_logic_slot, __u64 v)
 {
 	return gp_slot(v);
 }
+
+/*
+ * Summary mode's lean pairs (lean.bpf.h). The probes keep their slots in
+ * task storage; here one array entry stands for each simulated thread.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, struct gp_lean);
+} test_lean SEC(".maps");
+
+SEC("raw_tp")
+int BPF_PROG(test_lean_begin, __u64 op, __u64 thread, __u64 ptr, __u64 arg,
+	     __u64 now)
+{
+	__u32 k = thread;
+	struct gp_lean *l = bpf_map_lookup_elem(&test_lean, &k);
+
+	if (!l)
+		return 1;
+	gp_lean_begin(l, op, ptr, 0, arg, now);
+	return 0;
+}
+
+/*
+ * Return side. When the map changes, the event is what the probe would
+ * build at return: owner pid, gpu, queue id (create and destroy read them
+ * from the ioctl's args), the queue-id array and count kept on entry.
+ */
+SEC("raw_tp")
+int BPF_PROG(test_lean_finish, __u64 op, __u64 thread, __u64 ret,
+	     __u64 now, __u64 pid, __u64 gpu_id, __u64 queue_id)
+{
+	__u32 k = thread;
+	struct gp_lean *l = bpf_map_lookup_elem(&test_lean, &k);
+	struct gp_lean_slot *s;
+	struct gp_event e = {};
+
+	if (!l)
+		return 1;
+	s = gp_lean_end(l, op, (int)ret, now);
+	if (!s)
+		return 2;
+	if (!gp_lean_changes(op, (int)ret))
+		return 0;
+	e.op = op;
+	e.ret = (int)ret;
+	e.pid = pid;
+	e.target_pid = pid;
+	e.gpu_id = gpu_id;
+	e.queue_id = queue_id;
+	if (op == GP_OP_SUSPEND || op == GP_OP_RESUME)
+		e.susp.num_queues = s->arg;
+	else
+		e.queue.ring_size = 4096;
+	gp_apply(&e, s->ptr, now);
+	return 0;
+}

@@ -258,10 +258,10 @@ TEST(summary_mode_counts_every_op_and_sends_nothing)
 
 TEST(bogus_debug_ops_cannot_fill_the_histogram_map)
 {
+	struct gp_hist_key *keys;
+	struct gp_hist *vals;
 	__u64 total = 0;
-	char key[8], next[8];
-	void *prev = NULL;
-	int keys = 0;
+	int n;
 
 	fresh();
 	/* any KFD user can send 300 different unknown debug-trap ops */
@@ -274,22 +274,20 @@ TEST(bogus_debug_ops_cannot_fill_the_histogram_map)
 	finish(GP_OP_DBG_TRAP, 60, 0, 10, 0, 0, 0, 0);
 	begin(GP_OP_CREATE, 61, 60, 7, 0, 0, 0, 0, 0, 0, 0);
 	finish(GP_OP_CREATE, 61, -EINVAL, 10, 0, 0, 0, 0);
-	while (!bpf_map_get_next_key(bpf_map__fd(skel->maps.gp_hists), prev,
-				     next)) {
-		struct gp_hist h;
-
-		memcpy(key, next, sizeof(key));
-		prev = key;
-		keys++;
-		if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.gp_hists),
-					 key, &h))
-			total += h.count;
-	}
-	printf("# %d histograms, %llu samples\n", keys,
+	n = gp_hists_read(bpf_map__fd(skel->maps.gp_hists), &keys, &vals);
+	CHECK(n == 3);
+	for (int i = 0; i < n; i++)
+		total += vals[i].count;
+	printf("# %d histograms, %llu samples\n", n,
 	       (unsigned long long)total);
 	CHECK(total == 302);
-	CHECK(keys == 3);
+	CHECK(n == 3 && keys[1].op == GP_OP_DBG_TRAP && keys[1].sub == 6 &&
+	      keys[2].sub == GP_DBG_OP_OTHER && vals[2].count == 300);
 	CHECK(stat_sum(GP_STAT_HIST_FULL) == 0);
+	if (n >= 0) {
+		free(keys);
+		free(vals);
+	}
 }
 
 TEST(a_full_histogram_map_is_counted)

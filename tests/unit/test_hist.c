@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "capture.h"
 #include "tap.h"
@@ -252,18 +253,36 @@ TEST(json_histogram_parses_with_jq)
 	unlink(path);
 }
 
-/* gp_hists_print over a real hash map: order, empty ones skipped. */
+/* One entry of a per-CPU gp_hists: h on CPU 0, h again on the last. */
+static void put(int fd, __u32 op, __u32 sub, const struct gp_hist *h)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct gp_hist *v = calloc(ncpu, sizeof(*v));
+	__u32 idx = gp_hist_idx(op, sub);
+
+	v[0] = *h;
+	if (ncpu > 1)
+		v[ncpu - 1] = *h;
+	bpf_map_update_elem(fd, &idx, v, BPF_ANY);
+	free(v);
+}
+
+/*
+ * gp_hists_print over a real per-CPU array: order, empty ones skipped,
+ * every CPU summed.
+ */
 TEST(map_printing_sorted_and_skips_empty)
 {
 	struct gp_out_opts o = { .unit = GP_UNIT_USEC };
-	struct gp_hist_key k;
 	struct gp_hist h = sample(), zero = {};
+	struct gp_hist_key *keys;
+	struct gp_hist *vals;
 	const char *s, *a, *b, *c;
 	int fd, n;
 	FILE *f;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "gp_test_hists", sizeof(k),
-			    sizeof(h), 16, NULL);
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "gp_test_hists",
+			    sizeof(__u32), sizeof(h), GP_HIST_ENTRIES, NULL);
 	if (fd < 0) {
 		printf("# cannot create a BPF map (%s): map walk not "
 		       "checked here\n", strerror(errno));
@@ -274,19 +293,29 @@ TEST(map_printing_sorted_and_skips_empty)
 	CHECK(n == 0);
 	CHECK_STR(capture_done(f), "No latencies recorded.\n");
 
-	k = (struct gp_hist_key){ .op = GP_OP_RESUME };
-	bpf_map_update_elem(fd, &k, &h, BPF_ANY);
-	k = (struct gp_hist_key){ .op = GP_OP_DBG_TRAP, .sub = 7 };
-	bpf_map_update_elem(fd, &k, &h, BPF_ANY);
-	k = (struct gp_hist_key){ .op = GP_OP_DBG_TRAP, .sub = 6 };
-	bpf_map_update_elem(fd, &k, &h, BPF_ANY);
-	k = (struct gp_hist_key){ .op = GP_OP_CREATE };
-	bpf_map_update_elem(fd, &k, &zero, BPF_ANY);
+	put(fd, GP_OP_RESUME, 0, &h);
+	put(fd, GP_OP_DBG_TRAP, 7, &h);
+	put(fd, GP_OP_DBG_TRAP, 6, &h);
+	put(fd, GP_OP_DBG_TRAP, GP_DBG_OP_OTHER, &h);
+	put(fd, GP_OP_CREATE, 0, &zero);
+
+	n = gp_hists_read(fd, &keys, &vals);
+	CHECK(n == 4);
+	if (n == 4) {
+		CHECK(keys[0].op == GP_OP_DBG_TRAP && keys[0].sub == 6);
+		CHECK(keys[2].op == GP_OP_DBG_TRAP &&
+		      keys[2].sub == GP_DBG_OP_OTHER);
+		CHECK(keys[3].op == GP_OP_RESUME && keys[3].sub == 0);
+		CHECK(vals[3].count == h.count *
+		      (libbpf_num_possible_cpus() > 1 ? 2 : 1));
+		free(keys);
+		free(vals);
+	}
 
 	f = capture_open();
 	n = gp_hists_print(f, fd, &o);
 	s = capture_done(f);
-	CHECK(n == 3);
+	CHECK(n == 4);
 	CHECK(strstr(s, "create latency") == NULL);
 	a = strstr(s, "dbg_trap suspend_queues latency:\n");
 	b = strstr(s, "dbg_trap resume_queues latency:\n");
@@ -297,7 +326,7 @@ TEST(map_printing_sorted_and_skips_empty)
 	f = capture_open();
 	n = gp_hists_print_pids(f, fd, &o, (int[]){ 5 }, 1);
 	s = capture_done(f);
-	CHECK(n == 3);
+	CHECK(n == 4);
 	CHECK(strstr(s, "\"title\":\"resume latency (pid 5)\"") != NULL);
 	close(fd);
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "hist.h"
 #include "json.h"
-#include "mapdump.h"
 
 #define STARS 40
 
@@ -163,15 +163,51 @@ void gp_hist_print(FILE *f, const struct gp_hist_key *k,
 		hist_text(f, k, h, o, title);
 }
 
-static int key_cmp(const void *a, const void *b)
+int gp_hists_read(int map_fd, struct gp_hist_key **keys,
+		  struct gp_hist **vals)
 {
-	const struct gp_hist_key *x = a, *y = b;
+	int ncpu = libbpf_num_possible_cpus(), n = 0, err = 0;
+	struct gp_hist *cpu;
+	__u32 idx;
 
-	if (x->op != y->op)
-		return x->op < y->op ? -1 : 1;
-	if (x->sub != y->sub)
-		return x->sub < y->sub ? -1 : 1;
-	return 0;
+	*keys = NULL;
+	*vals = NULL;
+	if (ncpu < 1)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	cpu = calloc(ncpu, sizeof(*cpu));	/* 8-byte multiple: no pad */
+	*keys = calloc(GP_HIST_ENTRIES, sizeof(**keys));
+	*vals = calloc(GP_HIST_ENTRIES, sizeof(**vals));
+	if (!cpu || !*keys || !*vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (idx = 0; idx < GP_HIST_ENTRIES; idx++) {
+		struct gp_hist *sum = &(*vals)[n];
+
+		if (bpf_map_lookup_elem(map_fd, &idx, cpu)) {
+			if (errno != ENOENT)	/* ENOENT: a smaller map */
+				err = -errno;
+			break;
+		}
+		for (int c = 0; c < ncpu; c++) {
+			for (int s = 0; s < GP_MAX_SLOTS; s++)
+				sum->slots[s] += cpu[c].slots[s];
+			sum->count += cpu[c].count;
+			sum->sum_ns += cpu[c].sum_ns;
+		}
+		if (sum->count)
+			(*keys)[n++] = gp_hist_key_of(idx);
+	}
+out:
+	free(cpu);
+	if (err) {
+		free(*keys);
+		free(*vals);
+		*keys = NULL;
+		*vals = NULL;
+		return err;
+	}
+	return n;
 }
 
 int gp_hists_print_pids(FILE *f, int map_fd, const struct gp_out_opts *o,
@@ -179,40 +215,17 @@ int gp_hists_print_pids(FILE *f, int map_fd, const struct gp_out_opts *o,
 {
 	struct gp_hist_key *keys;
 	struct gp_hist *vals;
-	int n, printed = 0;
+	int n = gp_hists_read(map_fd, &keys, &vals);
 
-	n = gp_map_dump(map_fd, sizeof(*keys), sizeof(*vals), true,
-			(void **)&keys, (void **)&vals);
-	if (n < 0) {
-		free(keys);
-		free(vals);
+	if (n < 0)
 		return n;
-	}
-	/* Insertion sort of keys with their values: at most ~31 keys. */
 	for (int i = 0; i < n; i++)
-		for (int j = i; j > 0 && key_cmp(&keys[j], &keys[j - 1]) < 0;
-		     j--) {
-			struct gp_hist_key tk = keys[j];
-			struct gp_hist tv = vals[j];
-
-			keys[j] = keys[j - 1];
-			vals[j] = vals[j - 1];
-			keys[j - 1] = tk;
-			vals[j - 1] = tv;
-		}
-	for (int i = 0; i < n; i++) {
-		/* The per-key fallback may repeat a key: print it once. */
-		if (!vals[i].count ||
-		    (i && !key_cmp(&keys[i], &keys[i - 1])))
-			continue;
 		gp_hist_print(f, &keys[i], &vals[i], o, pids, npids);
-		printed++;
-	}
 	free(keys);
 	free(vals);
-	if (!printed && !o->json)
+	if (!n && !o->json)
 		fprintf(f, "No latencies recorded.\n");
-	return printed;
+	return n;
 }
 
 int gp_hists_print(FILE *f, int map_fd, const struct gp_out_opts *o)

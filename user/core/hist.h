@@ -61,6 +61,14 @@ void gp_hist_print(FILE *f, const struct gp_hist_key *k,
 		   const int *pids, int npids);
 
 /*
+ * The non-empty histograms of gp_hists (a per-CPU array indexed by
+ * gp_hist_idx), each summed over the CPUs, ordered by op then sub.
+ * Returns how many (*keys, *vals: malloc'd, the caller frees), or -errno.
+ */
+int gp_hists_read(int map_fd, struct gp_hist_key **keys,
+		  struct gp_hist **vals);
+
+/*
  * Every histogram of the map (fd of gp_hists), ordered by op then sub.
  * Returns the number printed, or -errno. Histograms with count 0 are
  * skipped. In text mode, nothing at all prints "No latencies recorded."

@@ -8,7 +8,7 @@
 #include <poll.h>
 #include <stdlib.h>
 
-#include "mapdump.h"
+#include "hist.h"
 #include "probe.h"
 #include "trace_metrics.h"
 #include "util.h"
@@ -23,8 +23,7 @@ static void render(void *ctx, struct prom_buf *b)
 	int n;
 
 	snap.have_counts = !gp_probe_counts(s->probe, snap.counts);
-	n = gp_map_dump(gp_probe_hists_fd(s->probe), sizeof(*keys),
-			sizeof(*vals), true, (void **)&keys, (void **)&vals);
+	n = gp_hists_read(gp_probe_hists_fd(s->probe), &keys, &vals);
 	if (n > 0) {
 		snap.hkeys = keys;
 		snap.hvals = vals;
