@@ -70,6 +70,15 @@ policy_json() {
 	[ ! -e "$SOCK" ]
 }
 
+@test "notify and policy with no daemon: exit 11, the hint starts an arbiter (no --no-daemon, which they lack)" {
+	run -11 --separate-stderr "$CTL" notify busy -s "$SOCK"
+	[[ "$stderr" == *"no daemon listens on $SOCK"*"daemon --offline"* ]]
+	[[ "$stderr" != *"--no-daemon"* ]]
+	run -11 --separate-stderr "$CTL" policy -s "$SOCK"
+	[[ "$stderr" == *"daemon --offline"* ]]
+	[[ "$stderr" != *"--no-daemon"* ]]
+}
+
 @test "notify: counted per pid, idle without busy refused, nothing changed" {
 	daemon_up --offline comm=no-such-job --resume-after 1ms
 	run -0 "$CTL" notify busy --pid $$ -s "$SOCK"

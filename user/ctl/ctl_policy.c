@@ -163,6 +163,22 @@ static int parse_sub(const struct ctl_args *a, const struct argp_option *o,
 	return r ? GP_EXIT_USAGE : 0;
 }
 
+/*
+ * No daemon at path: the arbiter's verbs have no one-shot fallback, so
+ * the hint is how to start a daemon with an arbiter, not --no-daemon
+ * (which only suspend, resume and status have). Other failures keep
+ * ctl_connect_err's words.
+ */
+static int arb_no_daemon(const char *path, struct gp_err *e)
+{
+	if (e && (e->err == ENOENT || e->err == ECONNREFUSED))
+		gp_err_set(e, GP_EXIT_DAEMON, e->err, "no daemon listens on "
+			   "%s (%s): start one with an arbiter, e.g. "
+			   "'gpreempt-ctl daemon --offline comm=train'", path,
+			   strerror(e->err));
+	return -1;
+}
+
 /* One request, its INFO lines to on_line, the final line's verdict. */
 static int roundtrip(const char *path, const char *req, struct gp_err *e,
 		     void (*on_line)(void *, const char *), void *ctx)
@@ -174,7 +190,7 @@ static int roundtrip(const char *path, const char *req, struct gp_err *e,
 	int fd = ctl_connect(path, PROTO_TIMEOUT_MS, e), r = -1;
 
 	if (fd < 0)
-		return -1;
+		return arb_no_daemon(path, e);
 	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
 		gp_err_set(e, GP_EXIT_DAEMON, errno, "cannot send to the "
 			   "daemon: %s", strerror(errno));
@@ -257,6 +273,7 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	fd = gp_notify_open(path);
 	if (fd < 0) {
 		ctl_connect_err(path, -fd, PROTO_TIMEOUT_MS, &e);
+		arb_no_daemon(path, &e);
 		return ctl_report(&o, &e);
 	}
 	r = gp_notify_send(fd, req, msg, sizeof(msg));
