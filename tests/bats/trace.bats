@@ -126,6 +126,17 @@ now_ms() {
 	done
 }
 
+@test "trace with standard output on /dev/null: summary mode, said on stderr; a pipe or -s: nothing said" {
+	# The decision only: the host has no /dev/kfd, so the tool stops there
+	# (exit 4); the summary run itself is L2 (tests/vm/25-trace-summary.sh).
+	run -4 bash -c '"$1" -d 1 2>&1 >/dev/null' _ "$TRACE"
+	[[ "$output" == *"standard output is /dev/null: summary mode (-s)"* ]]
+	run -4 --separate-stderr "$TRACE" -d 1
+	[[ "$stderr" != *"summary mode"* ]]
+	run -4 bash -c '"$1" -s -d 1 2>&1 >/dev/null' _ "$TRACE"
+	[[ "$output" != *"summary mode"* ]]
+}
+
 @test "trace too many -p: exit 2" {
 	local args=() i
 	for i in $(seq 1 65); do args+=(-p "$i"); done

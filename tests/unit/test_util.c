@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "json.h"
 #include "tap.h"
@@ -146,6 +148,37 @@ TEST(dir_ids_numbers_only_sorted)
 	CHECK(gp_dir_ids(dir, &ids) == -ENOENT && ids == NULL);
 }
 
+/* /dev/null under another name is still the null device; a file, a
+ * pipe and /dev/zero are not. */
+TEST(null_device_is_told_apart)
+{
+	char path[] = "/tmp/gp-null-XXXXXX", nod[64];
+	int fds[2], fd, n;
+
+	fd = open("/dev/null", O_WRONLY);
+	CHECK(fd >= 0 && gp_fd_is_null(fd));
+	close(fd);
+	fd = open("/dev/zero", O_RDONLY);
+	CHECK(fd >= 0 && !gp_fd_is_null(fd));
+	close(fd);
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && !gp_fd_is_null(fd));
+	close(fd);
+	unlink(path);
+	CHECK(pipe(fds) == 0 && !gp_fd_is_null(fds[1]));
+	close(fds[0]);
+	close(fds[1]);
+	CHECK(!gp_fd_is_null(-1));
+	snprintf(nod, sizeof(nod), "/tmp/gp-null-nod-%d", (int)getpid());
+	n = mknod(nod, S_IFCHR | 0600, makedev(1, 3));
+	if (n == 0) {	/* root: a second node of the same device */
+		fd = open(nod, O_WRONLY);
+		CHECK(fd >= 0 && gp_fd_is_null(fd));
+		close(fd);
+		unlink(nod);
+	}
+}
+
 int main(void)
 {
 	RUN(duration_units);
@@ -154,5 +187,6 @@ int main(void)
 	RUN(json_object);
 	RUN(reserve_grows_and_keeps);
 	RUN(dir_ids_numbers_only_sorted);
+	RUN(null_device_is_told_apart);
 	return tap_done();
 }

@@ -67,3 +67,25 @@ for mode in fentry kprobes; do
 			"events: $he; summary: $hs"
 	fi
 done
+
+# Output nobody reads: standard output on /dev/null chooses summary mode
+# by itself, says so on stderr, and the run ends cleanly.
+n="trace with stdout on /dev/null: summary mode chosen, clean exit"
+rm -f /tmp/tr.ready
+gpreempt-trace -j --ready-file /tmp/tr.ready > /dev/null 2> /tmp/sum-null.err &
+tr_pid=$!
+tr_rc=none
+if gp_wait_file /tmp/tr.ready 120; then
+	workload
+	tr_stop
+else
+	kill "$tr_pid" 2>/dev/null
+	wait "$tr_pid"
+fi
+if [ "$tr_rc" = 0 ] &&
+   grep -q "standard output is /dev/null: summary mode (-s)" /tmp/sum-null.err; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "exit $tr_rc"
+	gp_log /tmp/sum-null.err
+fi

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "util.h"
 
@@ -169,4 +171,12 @@ int gp_dir_ids(const char *dir, int **ids)
 		qsort(v, n, sizeof(*v), cmp_int);
 	*ids = v;
 	return (int)n;
+}
+
+bool gp_fd_is_null(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
 }

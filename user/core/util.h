@@ -52,5 +52,11 @@ int gp_reserve(void *vp, size_t *cap, size_t n, size_t size);
  * (free() it; NULL when there are none). Their count, or -errno.
  */
 int gp_dir_ids(const char *dir, int **ids);
+/*
+ * Is fd the null device (character device 1:3, whatever its path)? Output
+ * written there is wanted by nobody: gpreempt-trace then keeps only the
+ * in-kernel summary.
+ */
+bool gp_fd_is_null(int fd);
 
 #endif

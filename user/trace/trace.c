@@ -333,6 +333,16 @@ int main(int argc, char **argv)
 			" drop -k\n");
 		return GP_EXIT_USAGE;
 	}
+	/*
+	 * Events written to /dev/null are wanted by nobody (a service whose
+	 * output is discarded, scraped through --metrics): keep only the
+	 * in-kernel summary, the cheapest mode (docs/benchmarks.md, 7).
+	 */
+	if (!env.summary && !env.check && gp_fd_is_null(STDOUT_FILENO)) {
+		env.summary = true;
+		fprintf(stderr, "gpreempt-trace: standard output is /dev/null: "
+			"summary mode (-s), nothing per event\n");
+	}
 	if (!privileged()) {
 		fprintf(stderr, "gpreempt-trace: needs root, or CAP_BPF and "
 			"CAP_PERFMON (try sudo)\n");
