@@ -123,11 +123,24 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 	struct gp_event e = {};
 	struct gp_walk w;
 
+	/*
+	 * Every thread exit on the machine comes here, and almost no thread
+	 * has anything pending. A delete takes the bucket lock (irqs off)
+	 * even for a key that is not there; a lookup takes nothing. In the
+	 * VM (bench/progstats, 300 exits, 2026-11-23) an exit cost 23-27 us
+	 * of BPF in event mode and 13.5 us in summary mode with 16 deletes;
+	 * 18-25 and 11-13 us with lookups first. Most of the rest is TCG
+	 * refilling its soft TLB after each context switch.
+	 */
 	for (__u32 op = 0; op < GP_OP_MAX; op++) {
+		if (op == GP_OP_QUEUE_ADD || op == GP_OP_QUEUE_DEL ||
+		    op == GP_OP_EXIT)
+			continue;	/* instant: never pending */
 		if (GP_LEAN && gp_lean_op(op))
 			continue;	/* task-local: goes with the task */
 		pk.op = op;
-		bpf_map_delete_elem(&gp_pending, &pk);
+		if (bpf_map_lookup_elem(&gp_pending, &pk))
+			bpf_map_delete_elem(&gp_pending, &pk);
 	}
 	if (pid != tid || !bpf_map_lookup_elem(&gp_owners, &pid))
 		return;
