@@ -12,8 +12,9 @@
 # Method and figures: docs/benchmarks.md ("Arbiter").
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# absolute, so a BENCH_OUTPUT given from anywhere names the same place
+OUT=$(realpath -m "${BENCH_OUTPUT:-$top/.output/bench}")
 cd "$top"
-OUT=${BENCH_OUTPUT:-.output/bench}
 N=${BENCH_ARB_N:-300}
 [ "${1:-}" = --quick ] && N=20
 mkdir -p "$OUT/build"
@@ -49,7 +50,7 @@ kill "$dpid"; wait "$dpid" || true
 read -r h50 h99 < <(awk '{ print $5 }' "$OUT/arb-host.raw" | pct)
 
 echo "# arbiter: VM 6.12, K = 1 4 16, $N rounds each"
-VM_OUTPUT=${VM_OUTPUT:-$OUT/vm} VM_EXTRA_BINS="$top/$OUT/build/arb-lat" \
+VM_OUTPUT=${VM_OUTPUT:-$OUT/vm} VM_EXTRA_BINS="$OUT/build/arb-lat" \
 	VM_APPEND="gpb.n=$N ${VM_APPEND:-}" \
 	scripts/vm.sh run -s bench/guest-arbiter.sh -k 6.12 2>&1 |
 	tr -d '\r' > "$OUT/arb-vm.raw" || true

@@ -5,12 +5,13 @@
 #   make -f bench/bench.mk OUTPUT=.output/bench/build bench-tools
 #
 # -> $(OUTPUT)/bpf-cost (host, dynamic), $(OUTPUT)/kfd-loop and
-#    $(OUTPUT)/startwait, $(OUTPUT)/ctl-lat, $(OUTPUT)/arb-lat (static:
-#    they run in the VM's busybox initramfs).
+#    $(OUTPUT)/startwait, $(OUTPUT)/ctl-lat, $(OUTPUT)/arb-lat,
+#    $(OUTPUT)/progstats (static: they run in the VM's busybox initramfs).
 include Makefile
 
 BENCH_TOOLS := $(OUTPUT)/bpf-cost $(OUTPUT)/kfd-loop $(OUTPUT)/startwait \
-	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat $(OUTPUT)/arb-lat
+	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat $(OUTPUT)/arb-lat \
+	       $(OUTPUT)/progstats
 .DEFAULT_GOAL := bench-tools
 
 .PHONY: bench-tools
@@ -44,6 +45,6 @@ $(OUTPUT)/arb-lat: bench/arb-lat.c user/notify/gp_notify.c | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static -Iuser/notify $^ -o $@
 
-$(OUTPUT)/kfd-loop $(OUTPUT)/startwait $(OUTPUT)/ctl-lat: $(OUTPUT)/%: bench/%.c | $(OUTPUT)
+$(OUTPUT)/kfd-loop $(OUTPUT)/startwait $(OUTPUT)/ctl-lat $(OUTPUT)/progstats: $(OUTPUT)/%: bench/%.c | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@

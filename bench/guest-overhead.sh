@@ -12,8 +12,9 @@
 #   gpb.calls=N     ioctls per batch            (default 4000)
 #   gpb.batches=N   batches per run; the first is a warm-up (default 6)
 #   gpb.rounds=N    passes over all tracers     (default 2)
-#   gpb.tracers=a,b subset of: bpftrace bt-hist fgraph kphist gp-fentry
-#                   gp-kprobes gp-reduced gp-cpu1 gp-summary gp-summary-k
+#   gpb.tracers=a,b subset of: bpftrace bt-hist bt-printf fgraph kphist
+#                   gp-fentry gp-kprobes gp-reduced gp-cpu1 gp-summary
+#                   gp-summary-k
 #                   (default: all)
 # The loops run on CPU 0 (taskset), every tracer where the scheduler puts
 # it, except gp-cpu1 (fentry, pinned to CPU 1).
@@ -44,8 +45,8 @@ ROUNDS=2
 STARTUP=0
 PACE=50
 PCALLS=300
-TRACERS="bpftrace bt-hist fgraph kphist gp-fentry gp-kprobes gp-reduced gp-cpu1
-gp-summary gp-summary-k"
+TRACERS="bpftrace bt-hist bt-printf fgraph kphist gp-fentry gp-kprobes gp-reduced
+gp-cpu1 gp-summary gp-summary-k"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	gpb.calls=*) CALLS=${arg#*=} ;;
@@ -146,6 +147,28 @@ bt_hist_script() {
 		echo "kprobe:${h#*:} { @s[tid, $i] = nsecs; }"
 		echo "kretprobe:${h#*:} /@s[tid, $i]/ { @h[$i] = hist(nsecs - @s[tid, $i]); delete(@s[tid, $i]); }"
 	done
+}
+
+# bt-printf: the printf one-liner a user would type for a per-call log
+# (what event mode is compared with): one line per traced call, pid, tid,
+# hook and latency, to a file as gpreempt-trace's events are.
+bt_printf_script() {
+	local h i
+	echo 'BEGIN { printf("gpb-ready\n"); }'
+	for h in $HOOKS; do
+		i=${h%%:*}
+		echo "kprobe:${h#*:} { @s[tid, $i] = nsecs; }"
+		echo "kretprobe:${h#*:} /@s[tid, $i]/ { printf(\"%d %d $i %d\\n\", pid, tid, nsecs - @s[tid, $i]); delete(@s[tid, $i]); }"
+	done
+}
+stop_btprintf() {
+	kill -INT $TPID
+	wait_gone $TPID 3000
+	# lines "PID TID IDX NS"; bpftrace says "Lost N events" when its
+	# perf buffer overflowed
+	awk 'NF == 4 && $3 == 0 { c++ } NF == 4 && $3 == 7 { d++ }
+		/Lost [0-9]+ events/ { for (i = 1; i <= NF; i++) if ($i == "Lost") l += $(i + 1) }
+		END { printf "BENCH hits bt-printf create %d\nBENCH hits bt-printf dbg %d\nBENCH lost bt-printf %d\n", c, d, l }' $W/bt-printf.out
 }
 
 start_bpftrace() { # [name script-function]
@@ -328,6 +351,7 @@ start() {
 	case $1 in
 	gp-*) start_gp $1 ;;
 	bt-hist) start_bpftrace bt-hist bt_hist_script ;;
+	bt-printf) start_bpftrace bt-printf bt_printf_script ;;
 	*) start_$1 ;;
 	esac
 }
@@ -335,6 +359,7 @@ stop() {
 	case $1 in
 	gp-*) stop_gp $1 ;;
 	bt-hist) stop_bthist ;;
+	bt-printf) stop_btprintf ;;
 	*) stop_$1 ;;
 	esac
 }

@@ -74,7 +74,7 @@ overhead_table() {
 	echo
 	awk '{ add[$1 " " $2] = $4 - $9; madd[$1 " " $2] = $7 - $10 } END {
 		ng = split("gp-fentry gp-kprobes gp-reduced gp-cpu1 gp-summary gp-summary-k", g, " ")
-		nb = split("bpftrace bt-hist fgraph kphist", b, " ")
+		nb = split("bpftrace bt-hist bt-printf fgraph kphist", b, " ")
 		split("create dbg create-p dbg-p", o, " ")
 		for (i = 1; i <= ng; i++) for (l = 1; l <= 4; l++) {
 			k = g[i] " " o[l]
@@ -92,7 +92,7 @@ overhead_table() {
 	}' "$sum"
 	if grep -q '^BENCH lost' "$raw"; then
 		echo
-		echo "Events gpreempt-trace reported lost (ring buffer full), summed over its runs:"
+		echo "Events reported lost (ring or perf buffer full), summed over the runs:"
 		awk '$2 == "lost" { l[$3] += $4 } END { for (k in l) printf "  %-10s %d\n", k, l[k] }' "$raw" | sort
 	fi
 	if grep -q '^BENCH cpu' "$raw"; then
@@ -119,4 +119,39 @@ overhead_table() {
 		echo
 		grep '^BENCH skip' "$raw" | sed 's/^BENCH skip /skipped: /'
 	fi
+}
+
+# Per-program BPF run time (part "progs"): where summary and event mode
+# spend their BPF time per traced call.
+progs_table() {
+	local raw=$OUT/progs.raw
+	[ -s "$raw" ] && grep -q '^BENCH prog ' "$raw" || return 0
+	echo
+	echo "BPF run time per program while kfd-loop ran (VM $slot, TCG; the kernel's"
+	echo "BPF_ENABLE_STATS accounting, whose two sched_clock() reads per run are"
+	echo "included); per call = all programs' time over the loop's calls"
+	printf '%-10s %-7s %-16s %8s %8s\n' mode loop program runs ns/run
+	awk '$2 == "progcalls" { calls = $3 }
+	     $2 == "prog" {
+		printf "%-10s %-7s %-16s %8d %8d\n", $3, $4, $5, $6, $7
+		k = $3 " " $4; t[k] += $6 * $7; if (!(k in seen)) { seen[k] = 1; ord[++n] = k }
+	     }
+	     END { for (i = 1; i <= n; i++) if (calls > 0)
+		printf "%-18s BPF ns per call: %d\n", ord[i], t[ord[i]] / calls }' "$raw"
+}
+
+# Quick mode: every mode's programs ran in both loops.
+progs_check() {
+	local raw=$1 m l n
+	for m in summary summary-k events; do
+		for l in create dbg; do
+			n=$(awk -v m=$m -v l=$l '$2 == "prog" && $3 == m && $4 == l && $6 > 0' "$raw" | wc -l)
+			if [ "$n" -ge 2 ]; then
+				tap ok "progs quick: $m $l: $n programs ran"
+			else
+				tap fail "progs quick: $m $l: entry and return programs ran" \
+					"$(grep "skip progs" "$raw" | head -1)"
+			fi
+		done
+	done
 }

@@ -10,6 +10,9 @@
 #                 ftrace function_graph, tracefs kprobe+hist, gpreempt-trace
 #                 fentry / --kprobes / --reduced), plus exec-to-attached
 #                 time and memory of each tracer
+#       progs     BPF run time per program of gpreempt-trace (summary
+#                 fentry/kprobes, events) per traced call in the VM
+#                 (bench/progstats: the kernel's BPF_ENABLE_STATS)
 #       bpf       per-event BPF cost (BPF_PROG_TEST_RUN) and ring-buffer
 #                 throughput on the host kernel
 #       ctl       suspend request -> SUSPEND ioctl entry in the VM, for a
@@ -26,15 +29,16 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# absolute, so a BENCH_OUTPUT given from anywhere names the same place
+OUT=$(realpath -m "${BENCH_OUTPUT:-$top/.output/bench}")
 cd "$top"
-OUT=${BENCH_OUTPUT:-.output/bench}
 quick=0
 report=0
 parts=()
 slot=6.12
 
 usage() {
-	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
@@ -48,11 +52,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#parts[@]} -gt 0 ] || parts=(overhead bpf ctl arbiter)
+[ ${#parts[@]} -gt 0 ] || parts=(overhead progs bpf ctl arbiter)
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|bpf|ctl|arbiter) ;;
-	*) echo "bench/run.sh: unknown part '$p' (overhead, bpf, ctl, arbiter)" >&2; exit 2 ;;
+	overhead|progs|bpf|ctl|arbiter) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, bpf, ctl, arbiter)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$OUT"
@@ -79,7 +83,7 @@ log() { [ $quick = 1 ] && echo "# $*" || echo "$*"; }
 build_tools() {
 	local t ok=0
 	mkdir -p "$OUT/build"
-	for t in kfd-loop startwait ctl-lat arb-lat bpf-cost imm-lat; do
+	for t in kfd-loop startwait ctl-lat arb-lat progstats bpf-cost imm-lat; do
 		if ! make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/$t" \
 			> "$OUT/build.log" 2>&1; then
 			cat "$OUT/build.log" >&2
@@ -129,8 +133,8 @@ stats() {
 # so the parts share a boot (and its untraced baseline) but not variables.
 vm_boot() { # part...
 	local raw=$OUT/vm.raw script=$OUT/guest.sh append="" bins p
-	bins="$top/$OUT/build/kfd-loop $top/$OUT/build/startwait $top/$OUT/build/ctl-lat"
-	bins="$bins $top/$OUT/build/arb-lat"
+	bins="$OUT/build/kfd-loop $OUT/build/startwait $OUT/build/ctl-lat"
+	bins="$bins $OUT/build/arb-lat $OUT/build/progstats"
 	: > "$script"
 	for p in "$@"; do
 		case $p in
@@ -154,6 +158,12 @@ vm_boot() { # part...
 				append="$append gpb.n=${BENCH_CTL_N:-1000} gpb.oneshot=${BENCH_ONESHOT:-1000}"
 			fi ;;
 		arbiter) append="$append gpb.arbn=10 gpb.ks=1,4" ;;
+		progs)
+			if [ $quick = 1 ]; then
+				append="$append gpb.progcalls=200"
+			else
+				append="$append gpb.progcalls=${BENCH_PROGCALLS:-2000}"
+			fi ;;
 		esac
 		{ echo "("; cat "bench/guest-$p.sh"; echo ")"; } >> "$script"
 	done
@@ -176,6 +186,9 @@ vm_boot() { # part...
 		ctl)
 			[ $quick = 1 ] && ctl_check "$OUT/ctl.raw" ;;
 		arbiter) arbiter_check "$OUT/arbiter.raw" ;;
+		progs)
+			if [ $quick = 1 ]; then progs_check "$OUT/progs.raw"
+			else progs_table; fi ;;
 		esac
 	done
 	return 0
@@ -247,7 +260,7 @@ overhead_check() { # raw sum
 		why=$(awk -v t="$t" '$2 == "skip" && $3 == t { $1 = $2 = $3 = ""; print; exit }' "$raw" | sed 's/^ *//')
 		if [ -n "$why" ]; then
 			case $t in
-			bpftrace|bt-hist) command -v bpftrace > /dev/null &&
+			bpftrace|bt-hist|bt-printf) command -v bpftrace > /dev/null &&
 				tap fail "overhead quick: $t attached" "$why" ||
 				tap skip "overhead quick: $t attached" "$why" ;;
 			*) tap fail "overhead quick: $t attached" "$why" ;;
@@ -418,6 +431,7 @@ ctl_host() {
 if [ $report = 1 ]; then
 	[ -s "$OUT/overhead.raw" ] && overhead_summary
 	overhead_table
+	progs_table
 	bpf_table
 	ctl_table
 	exit 0
@@ -428,7 +442,7 @@ machine
 vm_parts=()
 for p in "${parts[@]}"; do
 	case $p in
-	overhead) vm_parts+=("$p") ;;
+	overhead|progs) vm_parts+=("$p") ;;
 	ctl) vm_parts+=("$p"); ctl_host ;;
 	bpf) bpf_part ;;
 	arbiter) [ $quick = 1 ] && vm_parts+=("$p") ;;
