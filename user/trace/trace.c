@@ -101,7 +101,8 @@ static const struct argp_option opts[] = {
 	  "Histograms in microseconds (default)", 0 },
 	{ "json", 'j', NULL, 0, "NDJSON output (explicit units)", 0 },
 	{ "summary", 's', NULL, 0, "No per-event output: per-op counts and "
-	  "histograms aggregated in the kernel (at -i and on exit)", 0 },
+	  "histograms aggregated in the kernel (at -i and on exit); the "
+	  "default when stdout is /dev/null", 0 },
 	{ "all-dbg", OPT_ALL_DBG, NULL, 0, "Text: print every debug-trap "
 	  "call, not only SUSPEND_QUEUES/RESUME_QUEUES", 0 },
 	{ "kprobes", 'k', NULL, 0, "Use kprobes, not fentry", 0 },
