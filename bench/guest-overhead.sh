@@ -135,32 +135,27 @@ bt_script() {
 	done
 }
 
-# bt-hist: the @hist one-liner a user would type for latency histograms
-# only (what summary mode replaces): one histogram per hook, no map. The
-# start time is keyed by hook too: suspend_queues runs inside the
-# debug-trap ioctl, in the same thread.
-bt_hist_script() {
+# The one-liners a user would type: an entry probe keeps the start time
+# per thread and hook (suspend_queues runs inside the debug-trap ioctl, in
+# the same thread), the return probe does $1 with IDX the hook's index
+# and LAT its latency.
+bt_pair_script() {
 	local h i
 	echo 'BEGIN { printf("gpb-ready\n"); }'
 	for h in $HOOKS; do
 		i=${h%%:*}
 		echo "kprobe:${h#*:} { @s[tid, $i] = nsecs; }"
-		echo "kretprobe:${h#*:} /@s[tid, $i]/ { @h[$i] = hist(nsecs - @s[tid, $i]); delete(@s[tid, $i]); }"
+		echo "kretprobe:${h#*:} /@s[tid, $i]/ { $1 delete(@s[tid, $i]); }" |
+			sed "s/IDX/$i/g; s/LAT/nsecs - @s[tid, $i]/g"
 	done
 }
-
-# bt-printf: the printf one-liner a user would type for a per-call log
-# (what event mode is compared with): one line per traced call, pid, tid,
-# hook and latency, to a file as gpreempt-trace's events are.
-bt_printf_script() {
-	local h i
-	echo 'BEGIN { printf("gpb-ready\n"); }'
-	for h in $HOOKS; do
-		i=${h%%:*}
-		echo "kprobe:${h#*:} { @s[tid, $i] = nsecs; }"
-		echo "kretprobe:${h#*:} /@s[tid, $i]/ { printf(\"%d %d $i %d\\n\", pid, tid, nsecs - @s[tid, $i]); delete(@s[tid, $i]); }"
-	done
-}
+# bt-hist: latency histograms only (what summary mode replaces), one per
+# hook, no map.
+bt_hist_script() { bt_pair_script '@h[IDX] = hist(LAT);'; }
+# bt-printf: a per-call log (what event mode is compared with): one line
+# per traced call, pid, tid, hook and latency, to a file as
+# gpreempt-trace's events are.
+bt_printf_script() { bt_pair_script 'printf("%d %d IDX %d\n", pid, tid, LAT);'; }
 stop_btprintf() {
 	kill -INT $TPID
 	wait_gone $TPID 3000
