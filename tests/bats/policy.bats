@@ -95,6 +95,15 @@ policy_json() {
 	run -2 "$CTL" daemon -s "$SOCK" --send "classify pid=$$ class=fast"
 }
 
+@test "policy text: durations in units, an online pid without KFD said plainly" {
+	daemon_up --offline comm=no-such-job --resume-after 2ms --window 500ms
+	run -0 "$CTL" notify busy --pid $$ -s "$SOCK"
+	run -0 "$CTL" policy -s "$SOCK"
+	[[ "$output" == *"resume-after 2.000 ms, min-offline-share 0%, window 500.000 ms"* ]]
+	[[ "$output" == *"busy x1; queues: no KFD process, 0 watched"* ]]
+	[[ "$output" != *" ns,"* ]]
+}
+
 @test "notify --hold: the busy ends when the connection does" {
 	daemon_up --offline comm=no-such-job
 	mkfifo "$BATS_TEST_TMPDIR/f"

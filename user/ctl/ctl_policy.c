@@ -179,6 +179,17 @@ static int arb_no_daemon(const char *path, struct gp_err *e)
 	return -1;
 }
 
+/* A decimal ns value of the reply as "2.000 ms"; as it came if not one. */
+static void dur_text(char *buf, size_t len, const char *ns)
+{
+	uint64_t v;
+
+	if (ns && !parse_dec(ns, strlen(ns), UINT64_MAX, &v))
+		fmt_ns(buf, len, v);
+	else
+		snprintf(buf, len, "%s ns", ns ? ns : "?");
+}
+
 /* One request, its INFO lines to on_line, the final line's verdict. */
 static int roundtrip(const char *path, const char *req, struct gp_err *e,
 		     void (*on_line)(void *, const char *), void *ctx)
@@ -366,18 +377,20 @@ static void pol_line(void *ctx, const char *l)
 		return;
 	}
 	if (!strcmp(kv.kind, "arbiter")) {
+		char ra[32], win[32];
+
+		dur_text(ra, sizeof(ra), arb_kv_get(&kv, "resume_after_ns"));
+		dur_text(win, sizeof(win), arb_kv_get(&kv, "window_ns"));
 		fprintf(pp->f, "arbiter: %s (online %s; detect %s); "
-			"resume-after %s ns, "
-			"min-offline-share %s%%, window %s ns\n"
+			"resume-after %s, "
+			"min-offline-share %s%%, window %s\n"
 			"since start: %s busy periods, %s suspends, %s resumes, "
 			"%s budget resumes, %s max-hold resumes, %s resumes "
 			"avoided, %s failures\n\nPID      CLASS    UID    "
 			"STATE\n", arb_kv_get(&kv, "state"),
 			!strcmp(arb_kv_get(&kv, "online_busy"), "1") ? "busy" :
 			"idle", arb_kv_get(&kv, "detect"),
-			arb_kv_get(&kv, "resume_after_ns"),
-			arb_kv_get(&kv, "min_offline_share"),
-			arb_kv_get(&kv, "window_ns"),
+			ra, arb_kv_get(&kv, "min_offline_share"), win,
 			arb_kv_get(&kv, "busy_periods"),
 			arb_kv_get(&kv, "suspends"), arb_kv_get(&kv, "resumes"),
 			arb_kv_get(&kv, "budget_resumes"),
@@ -389,12 +402,17 @@ static void pol_line(void *ctx, const char *l)
 
 		if (cls && !strcmp(cls, "online")) {
 			const char *kq = arb_kv_get(&kv, "kfd_queues");
+			char q[64];
 
+			/* kfd_queues=-1: no KFD process (yet) */
+			if (kq && strcmp(kq, "-1"))
+				snprintf(q, sizeof(q), "%s in KFD", kq);
+			else
+				snprintf(q, sizeof(q), "no KFD process");
 			fprintf(pp->f, "%-8s online   %-6s busy x%s; queues: "
-				"%s in KFD, %s watched\n",
+				"%s, %s watched\n",
 				arb_kv_get(&kv, "pid"), arb_kv_get(&kv, "uid"),
-				arb_kv_get(&kv, "busy"),
-				kq && strcmp(kq, "-1") ? kq : "no KFD process,",
+				arb_kv_get(&kv, "busy"), q,
 				arb_kv_get(&kv, "watched"));
 		} else {
 			double s = strtod(arb_kv_get(&kv, "suspended_ns") ? :
