@@ -204,6 +204,35 @@ else
 	gp_fail "$n" "tracer=$(ctl_field "$A1" TracerPid) $(cat /tmp/p.out)"
 	gp_log $ALOG
 fi
+
+# The 'classify' verb moves a process as a reload does: class offline
+# attaches it (and, online being busy, suspends it), class none resumes it
+# and ends the arbiter's session, not only its class.
+n="classify class=offline attaches and suspends; class=none resumes and releases (TracerPid 0)"
+: > /tmp/c.err
+gpreempt-ctl daemon -s $ASOCK --send "classify pid=$A1 class=offline" \
+	> /dev/null 2>> /tmp/c.err
+i=0
+while [ "$(ctl_field "$A1" TracerPid)" != "$DPID" ] && [ $i -lt 100 ]; do
+	i=$((i + 1)); sleep 0.1
+done
+attached=$(ctl_field "$A1" TracerPid)
+alog_wait "suspend pid $A1 (busy)" 5 && suspended=1 || suspended=0
+gpreempt-ctl daemon -s $ASOCK --send "classify pid=$A1 class=none" \
+	> /dev/null 2>> /tmp/c.err
+i=0
+while [ "$(ctl_field "$A1" TracerPid)" != 0 ] && [ $i -lt 50 ]; do
+	i=$((i + 1)); sleep 0.1
+done
+if [ "$attached" = "$DPID" ] && [ $suspended = 1 ] &&
+   alog_wait "pid $A1 (kfd-exerciser): detaching the arbiter's session" 5 &&
+   [ "$(ctl_field "$A1" TracerPid)" = 0 ] && kill -0 "$A1" 2>/dev/null &&
+   a_policy "$(a_off $A1) | length == 0"; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "attached=$attached suspended=$suspended tracer=$(ctl_field "$A1" TracerPid) $(cat /tmp/c.err)"
+	gp_log $ALOG
+fi
 kill -TERM $DPID
 wait $DPID
 kill "$A1" "$OPID" 2>/dev/null

@@ -241,6 +241,42 @@ static bool exited(const struct arb_proc *p)
 	return poll(&f, 1, 0) > 0;
 }
 
+/* Moves p to class cls: the policy first, then the session. */
+bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
+		   bool conflict, const char *why)
+{
+	struct arbiter *a = d->arb;
+	enum gp_pclass was = p->cls;
+	struct target *t;
+	char msg[96];
+
+	p->conflict = conflict;
+	if (was == cls)
+		return false;
+	snprintf(msg, sizeof(msg), "%s: now %s", why, gp_pclass_name(cls));
+	if (was != GP_CLASS_NONE)
+		arb_leave(d, p, msg);	/* resumes it / ends its busy */
+	if (was == GP_CLASS_OFFLINE && p->own_session &&
+	    (t = target_find(d, p->pid))) {
+		p->own_session = false;
+		alog(a, "pid %d (%s): detaching the arbiter's session", p->pid,
+		     p->comm);
+		target_drop(d, t);
+	}
+	if (was == GP_CLASS_ONLINE && gp_qwatch_remove_pid(&a->qw, p->pid))
+		alog(a, "pid %d (%s): its queues are no longer watched",
+		     p->pid, p->comm);
+	p->cls = cls;
+	if (cls == GP_CLASS_OFFLINE) {
+		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
+		p->retry_at = 0;
+		arb_offline_join(d, p);
+	} else if (was == GP_CLASS_NONE) {
+		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
+	}
+	return true;
+}
+
 /* A KFD process not seen before: classify it. */
 void arb_discover(struct daemon *d, int pid)
 {

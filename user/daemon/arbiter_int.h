@@ -54,6 +54,14 @@ void arb_apply(struct daemon *d);
 void arb_note_notify(struct arbiter *a, const struct client *c);
 void arb_offline_join(struct daemon *d, struct arb_proc *p);
 void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
+/*
+ * Moves p to class cls (reload, classify): the policy first (a suspended
+ * offline process is resumed, an online one's busy ends), then the
+ * session (the arbiter's own is detached), then the queue watcher. False
+ * when p already was in cls.
+ */
+bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
+		   bool conflict, const char *why);
 void arb_discover(struct daemon *d, int pid);
 
 /* arbiter_queues.c: the embedded tracer feeding the watcher. */

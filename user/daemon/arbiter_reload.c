@@ -49,42 +49,6 @@ static enum gp_pclass reclass(struct arbiter *a, const struct arb_proc *p,
 	return cls;
 }
 
-/* Moves p to class cls: the policy first, then the session. */
-static bool set_class(struct daemon *d, struct arb_proc *p,
-		      enum gp_pclass cls, bool conflict, const char *why)
-{
-	struct arbiter *a = d->arb;
-	enum gp_pclass was = p->cls;
-	struct target *t;
-	char msg[96];
-
-	p->conflict = conflict;
-	if (was == cls)
-		return false;
-	snprintf(msg, sizeof(msg), "%s: now %s", why, gp_pclass_name(cls));
-	if (was != GP_CLASS_NONE)
-		arb_leave(d, p, msg);	/* resumes it / ends its busy */
-	if (was == GP_CLASS_OFFLINE && p->own_session &&
-	    (t = target_find(d, p->pid))) {
-		p->own_session = false;
-		alog(a, "pid %d (%s): detaching the arbiter's session", p->pid,
-		     p->comm);
-		target_drop(d, t);
-	}
-	if (was == GP_CLASS_ONLINE && gp_qwatch_remove_pid(&a->qw, p->pid))
-		alog(a, "pid %d (%s): its queues are no longer watched",
-		     p->pid, p->comm);
-	p->cls = cls;
-	if (cls == GP_CLASS_OFFLINE) {
-		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
-		p->retry_at = 0;
-		arb_offline_join(d, p);
-	} else if (was == GP_CLASS_NONE) {
-		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
-	}
-	return true;
-}
-
 /* Ends the busy of every source but the queue watcher (notify off). */
 static void end_notify(struct daemon *d)
 {
@@ -164,7 +128,7 @@ void arbiter_reload(struct daemon *d, const struct arbiter_opts *n)
 	if (!n->enabled) {
 		/* Everything it holds goes back, then it stops. */
 		for (i = a->n; i-- > 0;)
-			set_class(d, &a->p[i], GP_CLASS_NONE, false,
+			arb_set_class(d, &a->p[i], GP_CLASS_NONE, false,
 				  "arbiter off (reload)");
 		arbiter_stop(d);
 		*o = *n;
@@ -196,7 +160,7 @@ void arbiter_reload(struct daemon *d, const struct arbiter_opts *n)
 		struct arb_proc *p = &a->p[i];
 		enum gp_pclass cls = reclass(a, p, &conflict);
 
-		moved += set_class(d, p, cls, conflict, "reclassified (reload)");
+		moved += arb_set_class(d, p, cls, conflict, "reclassified (reload)");
 	}
 	a->next_scan = 0;	/* new offline processes: at once */
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);

@@ -135,17 +135,14 @@ static void do_classify(struct daemon *d, struct client *c,
 			   "classes");
 		goto err;
 	}
-	if (p && p->cls != q->cls) {
-		if (p->cls != GP_CLASS_NONE)
-			arb_leave(d, p, "reclassified");
-		p->cls = q->cls;
-		p->conflict = false;
-	} else if (!p) {
-		p = arb_add(a, &pd, q->cls);
-	}
 	alog(a, "pid %d (%s) classified %s by pid %d uid %u", q->pid,
 	     pd.comm, gp_pclass_name(q->cls), c->pid, c->uid);
-	if (p && p->cls == GP_CLASS_OFFLINE && !p->joined) {
+	if (!p)
+		p = arb_add(a, &pd, GP_CLASS_NONE);
+	/* As a reload would: leaving offline also ends the arbiter's
+	 * session, leaving online its watched queues. */
+	if (p && !arb_set_class(d, p, q->cls, false, "classified") &&
+	    p->cls == GP_CLASS_OFFLINE && !p->joined) {
 		p->retry_at = 0;
 		arb_offline_join(d, p);
 	}
