@@ -463,6 +463,79 @@ TEST(daemon_policy_names_unwatched_queues)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/*
+ * The MQD dump is read off the loop: here it is a FIFO nobody writes
+ * yet, so a read blocks as KFD's does while a process's mutex is held.
+ * The daemon still answers at once; once the dump arrives (empty), the
+ * queue it was read for gets its reason.
+ */
+TEST(daemon_answers_while_the_mqd_dump_blocks)
+{
+	char on[32], kfd[96], dbg[96], fifo[128], qd[192], *argv[] = {
+		"daemon", "-s", sock, "--ready", ready, "--detect", "queues",
+		"--online", on, "--offline", "comm=no-such-job", NULL };
+	char want[1200];
+	struct daemon_opts o;
+	uint64_t t0;
+	pid_t d;
+	int fd, wfd, i, st;
+
+	snprintf(on, sizeof(on), "pid=%d", child);
+	snprintf(kfd, sizeof(kfd), "%s/kfd3", dir);
+	snprintf(dbg, sizeof(dbg), "%s/debugfs3", dir);
+	snprintf(fifo, sizeof(fifo), "%s/mqds", dbg);
+	snprintf(qd, sizeof(qd), "%s/%d/queues/0", kfd, child);
+	snprintf(want, sizeof(want), "mkdir -p %s %s && echo 19004 > "
+		 "%s/gpuid && echo 0 > %s/type && echo 4096 > %s/size", qd,
+		 dbg, qd, qd, qd);
+	CHECK(system(want) == 0);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	snprintf(sock, sizeof(sock), "%s/s3", dir);
+	snprintf(ready, sizeof(ready), "%s/ready3", dir);
+	snprintf(logf, sizeof(logf), "%s/log3", dir);
+	d = fork();
+	if (d == 0) {
+		if (!freopen(logf, "w", stderr) ||
+		    daemon_parse(11, argv, &o, stdout, stderr))
+			_exit(99);
+		o.arb.kfd_proc_dir = kfd;
+		o.arb.debugfs_kfd_dir = dbg;
+		_exit(daemon_main(&o));
+	}
+	for (i = 0; i < 100 && access(ready, F_OK); i++)
+		usleep(50000);
+	usleep(400000);		/* past the first scans: the read is on */
+	fd = gp_notify_open(sock);
+	CHECK(fd >= 0);
+	t0 = monotonic_ns();
+	CHECK(fd >= 0 && ask(fd, "policy\n") == 0);
+	printf("# policy answered in %.1f ms with the dump blocked\n",
+	       (monotonic_ns() - t0) / 1e6);
+	CHECK(monotonic_ns() - t0 < 2000000000ull);
+	CHECK(strstr(reply, "kfd_queues=1 watched=0") != NULL);
+	/* the dump arrives, empty: not in it */
+	wfd = open(fifo, O_WRONLY);
+	CHECK(wfd >= 0);
+	if (wfd >= 0)
+		close(wfd);
+	snprintf(want, sizeof(want), "unwatched pid=%d queue=0 gpu_id=19004 "
+		 "reason=before-daemon-not-in-mqd\n", child);
+	for (i = 0; fd >= 0 && i < 100; i++) {
+		CHECK(ask(fd, "policy\n") == 0);
+		if (strstr(reply, want))
+			break;
+		usleep(20000);
+	}
+	CHECK(strstr(reply, want) != NULL);
+	if (tap_cur_failed)
+		printf("# policy:\n%s", reply);
+	if (fd >= 0)
+		close(fd);
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -479,6 +552,7 @@ int main(void)
 	RUN(seed_from_mqd_fixtures);
 	RUN(no_bpf_privilege_said_and_notify_works);
 	RUN(daemon_policy_names_unwatched_queues);
+	RUN(daemon_answers_while_the_mqd_dump_blocks);
 	tell('X', 0, 0);
 	waitpid(child, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -36,6 +36,7 @@ struct arbiter_opts {
 	bool detect_notify, detect_queues;
 	uint64_t poll_ns;	/* queue polling period */
 	const char *kfd_proc_dir; /* tests: NULL is KFD_SYSFS_PROC */
+	const char *debugfs_kfd_dir; /* tests: NULL is /sys/kernel/debug/kfd */
 };
 
 /* The argp child the daemon's parser includes (input: arbiter_opts). */

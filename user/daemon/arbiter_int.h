@@ -69,6 +69,19 @@ struct gp_event;
 void arbq_start(struct daemon *d);
 void arbq_stop(struct daemon *d);
 void arbq_tick(struct daemon *d);
+
+/*
+ * The debugfs MQD dump, read by a thread (arbiter_mqd.c): start a read
+ * (NULL only when out of memory: try again later; a thread that cannot
+ * start gives an ended read with m.err = -errno), its result once it
+ * ended (else NULL; never blocks), and the caller's reference dropped
+ * (the thread frees a read still under way when it ends).
+ */
+struct arb_mqd_read;
+struct gp_qf_mqd;
+struct arb_mqd_read *arb_mqd_start(const struct arbiter_opts *o);
+const struct gp_qf_mqd *arb_mqd_result(struct arb_mqd_read *r);
+void arb_mqd_put(struct arb_mqd_read *r);
 void arbq_event(struct daemon *d, const struct gp_event *e);
 void arbq_policy(struct daemon *d, struct client *c);
 

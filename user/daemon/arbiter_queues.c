@@ -14,7 +14,10 @@
  * online, its KFD sysfs queues are matched against what a tracer captured
  * (this probe's map, then a running gpreempt-trace's pinned map), then
  * against the debugfs MQD dump (gp_mqd_read_addrs). What is left gets a
- * reason, printed by `policy` ("unwatched" lines).
+ * reason, printed by `policy` ("unwatched" lines). The dump is read by a
+ * thread, never by the loop: KFD formats it holding each process's
+ * mutex, which an ioctl (a suspend waiting for its preemption) can hold
+ * for seconds. A process that needs it is seeded when the read ends.
  *
  * If BPF cannot be loaded (no CAP_BPF/CAP_PERFMON, lockdown), the daemon
  * says so once, shows it in `policy` (tracer state=off) and goes on:
@@ -38,6 +41,9 @@
 #include "util.h"
 
 struct arbq {
+	struct arb_mqd_read *job; /* the MQD dump's read under way, or NULL */
+	int n_wait;		/* online pids waiting for a read */
+	struct { int pid; bool started; } wait[ARB_MAX_PROCS];
 	struct gp_probe *probe;
 	bool feeding;		/* the create hook is attached */
 	char off_why[32];	/* protocol token when the probe is off */
@@ -205,6 +211,10 @@ void arbq_stop(struct daemon *d)
 
 	gp_probe_close(q->probe);
 	q->probe = NULL;
+	if (q->job)		/* its thread frees it when it ends */
+		arb_mqd_put(q->job);
+	q->job = NULL;
+	q->n_wait = 0;
 }
 
 int arbiter_queues_fd(const struct daemon *d)
@@ -280,16 +290,30 @@ static bool need_mqd(const struct arbq *q, int pid,
 	return false;
 }
 
-/* An online process seen for the first time: its existing queues. */
-static void arbq_seed(struct daemon *d, struct arbq *q, int pid)
+static void mqd_wait_add(struct arbq *q, int pid)
+{
+	int i;
+
+	for (i = 0; i < q->n_wait; i++)
+		if (q->wait[i].pid == pid && !q->wait[i].started)
+			return;
+	if (q->n_wait < ARB_MAX_PROCS)
+		q->wait[q->n_wait++] = (typeof(q->wait[0])){ pid, false };
+}
+
+/*
+ * An online process seen for the first time: its existing queues. m is
+ * the MQD dump's result, NULL when none has been read for it yet: if a
+ * capture does not have every compute queue, it waits for a read.
+ */
+static void arbq_seed(struct daemon *d, struct arbq *q, int pid,
+		      const struct gp_qf_mqd *m)
 {
 	struct { struct gp_qf_sysq q[GP_QW_MAX_QUEUES]; size_t n; } s = {};
 	struct gp_scan_opts so = { .root = d->arb->o->kfd_proc_dir,
 				   .pids = &pid, .npids = 1 };
 	gp_qf_capture_fn caps[2] = { cap_probe, cap_pinned };
-	struct gp_mqd_paths mp = {};
-	struct gp_mqd_addr *rows = NULL;
-	struct gp_qf_mqd m = {};
+	static const struct gp_qf_mqd none;
 	void *ctx[2];
 	int pin, added;
 
@@ -301,18 +325,16 @@ static void arbq_seed(struct daemon *d, struct arbq *q, int pid)
 	ctx[1] = (void *)(intptr_t)pin;
 	/* The MQD dump (debugfs, KFD formats every queue of the machine):
 	 * only when a capture does not have every compute queue. */
-	if (need_mqd(q, pid, s.q, s.n, caps, ctx, 2)) {
-		m.err = gp_mqd_read_addrs(&mp, &rows, &m.undecoded);
-		if (m.err >= 0) {
-			m.n = m.err;
-			m.a = rows;
-			m.err = 0;
-		}
+	if (!m && need_mqd(q, pid, s.q, s.n, caps, ctx, 2)) {
+		mqd_wait_add(q, pid);
+		if (pin >= 0)
+			close(pin);
+		return;
 	}
-	added = gp_qfeed_seed(&q->f, pid, s.q, s.n, caps, ctx, 2, &m);
+	added = gp_qfeed_seed(&q->f, pid, s.q, s.n, caps, ctx, 2,
+			      m ? m : &none);
 	if (pin >= 0)
 		close(pin);
-	free(rows);
 	if (added)
 		alog(d->arb, "online pid %d: %d existing queue%s watched "
 		     "(tracer capture or debugfs MQD dump)", pid, added,
@@ -337,6 +359,7 @@ void arbq_tick(struct daemon *d)
 {
 	struct arbq *q = arbq_of(d);
 	struct arbiter *a = d->arb;
+	const struct gp_qf_mqd *m;
 	int i;
 
 	if (!q)
@@ -361,8 +384,27 @@ void arbq_tick(struct daemon *d)
 		if (a->p[i].cls == GP_CLASS_ONLINE &&
 		    !seeded(q, a->p[i].pid) && q->n_seeded < ARB_MAX_PROCS) {
 			q->seeded[q->n_seeded++] = a->p[i].pid;
-			arbq_seed(d, q, a->p[i].pid);
+			arbq_seed(d, q, a->p[i].pid, NULL);
 		}
+	/* A read of the MQD dump ended: seed those it was started for. */
+	if (q->job && (m = arb_mqd_result(q->job))) {
+		struct arb_mqd_read *j = q->job;
+
+		q->job = NULL;
+		for (i = q->n_wait; i-- > 0;) {
+			int pid = q->wait[i].pid;
+
+			if (!q->wait[i].started)
+				continue;
+			q->wait[i] = q->wait[--q->n_wait];
+			if (seeded(q, pid))	/* still online */
+				arbq_seed(d, q, pid, m);
+		}
+		arb_mqd_put(j);
+	}
+	if (!q->job && q->n_wait && (q->job = arb_mqd_start(a->o)))
+		for (i = 0; i < q->n_wait; i++)
+			q->wait[i].started = true;
 }
 
 struct unw_ctx {
