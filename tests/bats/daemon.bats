@@ -151,6 +151,31 @@ nobody() {
 	stop_daemon TERM
 }
 
+@test "daemon --wait-runtime on a pid with no KFD process: parked for the budget, others served, then the attach's answer" {
+	# The host has no KFD: the parking and its deadline, not a kernel
+	# claim (the VM's 40-daemon.sh sees a real target open /dev/kfd).
+	sleep 300 &
+	TARGET=$!
+	start_daemon
+	t0=$(date +%s%N)
+	"$CTL" suspend --pid "$TARGET" --wait-runtime 800ms --socket "$SOCK" \
+		> "$D/w.out" 2> "$D/w.err" &
+	local cpid=$! rc=0
+	sleep 0.3
+	kill -0 "$cpid"			# still waiting, not refused
+	send "status"			# and the daemon serves others
+	[ "$status" -eq 0 ]
+	wait "$cpid" || rc=$?
+	dt=$((($(date +%s%N) - t0) / 1000000))
+	echo "rc=$rc after $dt ms: $(cat "$D/w.err")"
+	[ "$rc" -eq 4 ]
+	[ "$dt" -ge 750 ]
+	grep -q "/dev/kfd" "$D/w.err"
+	grep -q "suspend pid $TARGET waits up to 800 ms for it to open /dev/kfd" "$D/log"
+	[ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$TARGET/status)" = 0 ]
+	stop_daemon TERM
+}
+
 @test "daemon refuses a non-root client, by socket mode and by SO_PEERCRED" {
 	command -v setpriv >/dev/null || skip "no setpriv"
 	start_daemon

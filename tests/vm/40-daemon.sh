@@ -301,6 +301,60 @@ fi
 kill "$TPID" 2>/dev/null
 wait "$TPID" 2>/dev/null
 
+# --wait-runtime through the daemon on a process that has not opened
+# /dev/kfd yet (ROCr before hsa_init): the daemon waits for its KFD
+# process, then for its runtime, within the one budget, serving others
+# meanwhile; it used to refuse at once ("has no KFD process").
+n="daemon --wait-runtime waits for the target to open /dev/kfd"
+rm -f /tmp/k.fifo /tmp/k.ready /tmp/k.ready2
+mkfifo /tmp/k.fifo
+kfd-exerciser ready:/tmp/k.ready wait open runtime-enable \
+	ready:/tmp/k.ready2 sleep:60000 < /tmp/k.fifo > /tmp/k.out 2>&1 &
+TPID=$!
+exec 3> /tmp/k.fifo
+if gp_wait_file /tmp/k.ready 10; then
+	gpreempt-ctl suspend -p "$TPID" -q 7 --wait-runtime 20s -j \
+		> /tmp/k.json 2> /tmp/k.err 3>&- &
+	CPID=$!
+	sleep 1
+	alive=no
+	kill -0 "$CPID" 2>/dev/null && alive=yes
+	d_send status	# served while that one waits
+	st=$rc
+	exec 3>&-	# now the target opens /dev/kfd, enables its runtime
+	wait "$CPID"
+	rc=$?
+	if [ $alive = yes ] && [ $st -eq 0 ] && [ $rc -eq 10 ] &&
+	   grep -q "suspend pid $TPID waits up to 20000 ms for it to open /dev/kfd" /tmp/daemon.log &&
+	   ctl_has /tmp/k.json '.type == "suspend" and .ret == 0 and .invalid == 1' &&
+	   gp_wait_file /tmp/k.ready2 10; then
+		gp_ok "$n"
+	else
+		gp_fail "$n" "alive=$alive rc=$rc status=$st $(cat /tmp/k.err)"
+		gp_log /tmp/k.json
+	fi
+else
+	exec 3>&-
+	gp_fail "$n" "exerciser target did not start"
+fi
+kill "$TPID" 2>/dev/null
+wait "$TPID" 2>/dev/null
+
+n="daemon --wait-runtime: no KFD process within the budget is exit 8 after it"
+sleep 60 &
+spid=$!
+t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
+gpreempt-ctl suspend -p "$spid" --wait-runtime 500ms > /tmp/k2.out 2> /tmp/k2.err
+rc=$?
+dt=$(($(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) - t0))
+kill "$spid"
+if [ $rc -eq 8 ] && [ $dt -ge 450 ] && [ $dt -lt 10000 ] &&
+   grep -q "has no KFD process" /tmp/k2.err; then
+	gp_ok "$n (${dt} ms)"
+else
+	gp_fail "$n" "rc=$rc after ${dt} ms $(cat /tmp/k2.err)"
+fi
+
 d_stop
 gp_log /tmp/daemon.log
 d_check_stop

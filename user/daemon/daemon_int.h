@@ -40,6 +40,7 @@ struct client {
 	bool closing;		/* close once out is flushed */
 	uint64_t last_ns;	/* monotonic ns of its last progress */
 	bool waiting;		/* wait for a runtime: no reply yet */
+	bool wait_kfd;		/* ... first for the pid to open /dev/kfd */
 	struct proto_req wait_req; /* the suspend to run then */
 	uint64_t wait_until;	/* monotonic ns: run it anyway */
 	size_t in_len, out_len, out_cap;

@@ -83,6 +83,28 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 	struct target *t;
 	int r;
 
+	/*
+	 * --wait-runtime on a process still starting: it may not have
+	 * opened /dev/kfd yet (ROCr does in hsa_init), and without a KFD
+	 * process there is nothing to attach to. Parked as for the runtime
+	 * below, within the same budget; authorized first.
+	 */
+	if (suspend && q->wait_ns && !target_find(d, q->pid) &&
+	    !session_check_pid(q->pid, &e) &&
+	    !session_has_kfd_process(q->pid)) {
+		if (authorize(c, q->pid, &e)) {
+			reply_err(c, &e);
+			return;
+		}
+		c->waiting = c->wait_kfd = true;
+		c->wait_req = *q;
+		c->wait_until = monotonic_ns() + q->wait_ns;
+		dlog("suspend pid %d waits up to %llu ms for it to open "
+		     "/dev/kfd", q->pid,
+		     (unsigned long long)(q->wait_ns / NSEC_PER_MSEC));
+		return;
+	}
+	memset(&e, 0, sizeof(e));
 	t = suspend ? get_authorized(d, c, q->pid, &e) :
 		      target_find(d, q->pid);
 	if (!t && !suspend)
@@ -251,6 +273,27 @@ int daemon_waiting(struct daemon *d, uint64_t now)
 
 		if (!c->waiting)
 			continue;
+		if (c->wait_kfd) {
+			/* sysfs does not notify a new directory: every 10 ms */
+			if (now < c->wait_until &&
+			    !session_has_kfd_process(c->wait_req.pid) &&
+			    !session_check_pid(c->wait_req.pid, &e)) {
+				left = c->wait_until - now;
+				left = left < 10 * NSEC_PER_MSEC ? left :
+					      10 * NSEC_PER_MSEC;
+				next = left < next ? left : next;
+				continue;
+			}
+			/* opened it, gone, or out of time: the suspend says
+			 * which, waiting on for the runtime with what is left */
+			c->waiting = c->wait_kfd = false;
+			c->last_ns = now;
+			c->wait_req.wait_ns = now < c->wait_until ?
+					      c->wait_until - now : 0;
+			memset(&e, 0, sizeof(e));
+			do_suspend_resume(d, c, &c->wait_req);
+			continue;
+		}
 		t = target_find(d, c->wait_req.pid);
 		if (t && now < c->wait_until && session_runtime_state(t->s) !=
 		    DEBUG_RUNTIME_STATE_ENABLED) {
