@@ -177,19 +177,5 @@ else
 fi
 kill -KILL "$TPID" 2>/dev/null
 
-n="ctl --wait-runtime: no KFD process within the budget is exit 8 after it"
-sleep 60 &
-spid=$!
-t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
-gpreempt-ctl suspend -p "$spid" --wait-runtime 500ms --no-daemon \
-	> /tmp/k2.out 2> /tmp/k2.err
-rc=$?
-dt=$(($(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) - t0))
-kill "$spid"
-if [ $rc -eq 8 ] && [ $dt -ge 450 ] && [ $dt -lt 10000 ] &&
-   grep -q "has no KFD process" /tmp/k2.err; then
-	gp_ok "$n (${dt} ms)"
-else
-	gp_fail "$n" "rc=$rc after ${dt} ms $(cat /tmp/k2.err)"
-fi
-wait
+ctl_no_kfd_in_budget "ctl --wait-runtime: no KFD process within the budget is exit 8 after it" \
+	--no-daemon

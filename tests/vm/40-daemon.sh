@@ -267,52 +267,29 @@ fi
 kill "$TPID" 2>/dev/null
 wait "$TPID" 2>/dev/null
 
-# --wait-runtime through the daemon: the reply waits for the target's
-# RUNTIME_ENABLE (the daemon serves others meanwhile), then suspends.
-n="daemon honours --wait-runtime: suspends once the runtime is enabled"
-rm -f /tmp/k.fifo /tmp/k.ready /tmp/k.ready2
-mkfifo /tmp/k.fifo
-kfd-exerciser open ready:/tmp/k.ready wait runtime-enable \
-	ready:/tmp/k.ready2 sleep:60000 < /tmp/k.fifo > /tmp/k.out 2>&1 &
-TPID=$!
-exec 3> /tmp/k.fifo
-if gp_wait_file /tmp/k.ready 10; then
-	gpreempt-ctl suspend -p "$TPID" -q 7 --wait-runtime 20s -j \
-		> /tmp/k.json 2> /tmp/k.err 3>&- &
-	CPID=$!
-	sleep 1
-	d_send status	# the daemon serves others while that one waits
-	st=$rc
-	exec 3>&-	# now the target enables its runtime
-	wait "$CPID"
-	rc=$?
-	if [ $st -eq 0 ] && [ $rc -eq 10 ] &&
-	   ctl_has /tmp/k.json '.type == "suspend" and .ret == 0 and .invalid == 1' &&
-	   gp_wait_file /tmp/k.ready2 10; then
-		gp_ok "$n"
-	else
-		gp_fail "$n" "rc=$rc status=$st $(cat /tmp/k.err)"
-		gp_log /tmp/k.json
+# wait_case NAME LOG STEP...: a kfd-exerciser target runs STEP... and
+# blocks at its "wait" step until a FIFO closes; `suspend -q 7
+# --wait-runtime 20s` through the daemon is still waiting a second later,
+# a status is served meanwhile, and once the FIFO closes the suspend runs
+# (queue 7: KFD answers invalid, exit 10). LOG: a line the daemon must
+# have logged, PID standing for the target's pid ("" for none).
+wait_case() {
+	n=$1
+	want_log=$2
+	shift 2
+	rm -f /tmp/k.fifo /tmp/k.ready /tmp/k.ready2
+	mkfifo /tmp/k.fifo
+	kfd-exerciser "$@" ready:/tmp/k.ready2 sleep:60000 < /tmp/k.fifo \
+		> /tmp/k.out 2>&1 &
+	TPID=$!
+	exec 3> /tmp/k.fifo
+	if ! gp_wait_file /tmp/k.ready 10; then
+		exec 3>&-
+		gp_fail "$n" "exerciser target did not start"
+		kill "$TPID" 2>/dev/null
+		wait "$TPID" 2>/dev/null
+		return
 	fi
-else
-	exec 3>&-
-	gp_fail "$n" "exerciser target did not start"
-fi
-kill "$TPID" 2>/dev/null
-wait "$TPID" 2>/dev/null
-
-# --wait-runtime through the daemon on a process that has not opened
-# /dev/kfd yet (ROCr before hsa_init): the daemon waits for its KFD
-# process, then for its runtime, within the one budget, serving others
-# meanwhile; it used to refuse at once ("has no KFD process").
-n="daemon --wait-runtime waits for the target to open /dev/kfd"
-rm -f /tmp/k.fifo /tmp/k.ready /tmp/k.ready2
-mkfifo /tmp/k.fifo
-kfd-exerciser ready:/tmp/k.ready wait open runtime-enable \
-	ready:/tmp/k.ready2 sleep:60000 < /tmp/k.fifo > /tmp/k.out 2>&1 &
-TPID=$!
-exec 3> /tmp/k.fifo
-if gp_wait_file /tmp/k.ready 10; then
 	gpreempt-ctl suspend -p "$TPID" -q 7 --wait-runtime 20s -j \
 		> /tmp/k.json 2> /tmp/k.err 3>&- &
 	CPID=$!
@@ -321,11 +298,12 @@ if gp_wait_file /tmp/k.ready 10; then
 	kill -0 "$CPID" 2>/dev/null && alive=yes
 	d_send status	# served while that one waits
 	st=$rc
-	exec 3>&-	# now the target opens /dev/kfd, enables its runtime
+	exec 3>&-	# now the target goes on
 	wait "$CPID"
 	rc=$?
+	want_log=$(echo "$want_log" | sed "s/PID/$TPID/")
 	if [ $alive = yes ] && [ $st -eq 0 ] && [ $rc -eq 10 ] &&
-	   grep -q "suspend pid $TPID waits up to 20000 ms for it to open /dev/kfd" /tmp/daemon.log &&
+	   { [ -z "$want_log" ] || grep -q "$want_log" /tmp/daemon.log; } &&
 	   ctl_has /tmp/k.json '.type == "suspend" and .ret == 0 and .invalid == 1' &&
 	   gp_wait_file /tmp/k.ready2 10; then
 		gp_ok "$n"
@@ -333,27 +311,21 @@ if gp_wait_file /tmp/k.ready 10; then
 		gp_fail "$n" "alive=$alive rc=$rc status=$st $(cat /tmp/k.err)"
 		gp_log /tmp/k.json
 	fi
-else
-	exec 3>&-
-	gp_fail "$n" "exerciser target did not start"
-fi
-kill "$TPID" 2>/dev/null
-wait "$TPID" 2>/dev/null
+	kill "$TPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
+}
 
-n="daemon --wait-runtime: no KFD process within the budget is exit 8 after it"
-sleep 60 &
-spid=$!
-t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
-gpreempt-ctl suspend -p "$spid" --wait-runtime 500ms > /tmp/k2.out 2> /tmp/k2.err
-rc=$?
-dt=$(($(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) - t0))
-kill "$spid"
-if [ $rc -eq 8 ] && [ $dt -ge 450 ] && [ $dt -lt 10000 ] &&
-   grep -q "has no KFD process" /tmp/k2.err; then
-	gp_ok "$n (${dt} ms)"
-else
-	gp_fail "$n" "rc=$rc after ${dt} ms $(cat /tmp/k2.err)"
-fi
+# --wait-runtime through the daemon: the reply waits for the target's
+# RUNTIME_ENABLE (the daemon serves others meanwhile), then suspends.
+wait_case "daemon honours --wait-runtime: suspends once the runtime is enabled" "" \
+	open ready:/tmp/k.ready wait runtime-enable
+# ... and, on a process that has not opened /dev/kfd yet (ROCr before
+# hsa_init), first for its KFD process, within the one budget; it used to
+# refuse at once ("has no KFD process").
+wait_case "daemon --wait-runtime waits for the target to open /dev/kfd" \
+	"suspend pid PID waits up to 20000 ms for it to open /dev/kfd" \
+	ready:/tmp/k.ready wait open runtime-enable
+ctl_no_kfd_in_budget "daemon --wait-runtime: no KFD process within the budget is exit 8 after it"
 
 d_stop
 gp_log /tmp/daemon.log

@@ -51,3 +51,26 @@ ctl_only_612() { # test-name: skip unless the whole debug protocol runs
 	gp_skip "$1" "needs KFD >= 1.13 with a process (6.12)"
 	return 1
 }
+
+# ctl_no_kfd_in_budget NAME [ARG...]: `gpreempt-ctl suspend --wait-runtime
+# 500ms ARG...` on a process that never opens /dev/kfd ends with exit 8,
+# "has no KFD process", once the budget is spent, not before.
+ctl_no_kfd_in_budget() {
+	_n=$1
+	shift
+	sleep 60 &
+	_spid=$!
+	_t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
+	gpreempt-ctl suspend -p "$_spid" --wait-runtime 500ms "$@" \
+		> /tmp/k2.out 2> /tmp/k2.err
+	_rc=$?
+	_dt=$(($(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) - _t0))
+	kill "$_spid"
+	wait "$_spid" 2>/dev/null
+	if [ $_rc -eq 8 ] && [ $_dt -ge 450 ] && [ $_dt -lt 10000 ] &&
+	   grep -q "has no KFD process" /tmp/k2.err; then
+		gp_ok "$_n (${_dt} ms)"
+	else
+		gp_fail "$_n" "rc=$_rc after ${_dt} ms $(cat /tmp/k2.err)"
+	fi
+}
