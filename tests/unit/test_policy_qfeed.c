@@ -405,6 +405,34 @@ TEST(no_bpf_privilege_said_and_notify_works)
 }
 
 /*
+ * A daemon (argv: 11 words naming sock and ready) on a KFD sysfs tree and
+ * a debugfs kfd folder of the test's (NULL: the machine's), socket, ready
+ * and log files numbered n in the temp dir; returns once it is ready.
+ */
+static pid_t daemon_on_tree(int n, char **argv, const char *kfd,
+			    const char *dbg)
+{
+	struct daemon_opts o;
+	pid_t d;
+
+	snprintf(sock, sizeof(sock), "%s/s%d", dir, n);
+	snprintf(ready, sizeof(ready), "%s/ready%d", dir, n);
+	snprintf(logf, sizeof(logf), "%s/log%d", dir, n);
+	d = fork();
+	if (d == 0) {
+		if (!freopen(logf, "w", stderr) ||
+		    daemon_parse(11, argv, &o, stdout, stderr))
+			_exit(99);
+		o.arb.kfd_proc_dir = kfd;
+		o.arb.debugfs_kfd_dir = dbg;
+		_exit(daemon_main(&o));
+	}
+	for (int i = 0; i < 100 && access(ready, F_OK); i++)
+		usleep(50000);
+	return d;
+}
+
+/*
  * The daemon's glue: a KFD sysfs tree (a temp dir as the arbiter's
  * kfd_proc_dir) lists one compute queue of the online stand-in that no
  * tracer saw created, and this host has no debugfs MQD dump: `policy`
@@ -416,7 +444,6 @@ TEST(daemon_policy_names_unwatched_queues)
 		"--ready", ready, "--detect", "queues", "--online", on,
 		"--offline", "comm=no-such-job", NULL };
 	char want[800];
-	struct daemon_opts o;
 	pid_t d;
 	int fd, i, st;
 
@@ -426,19 +453,7 @@ TEST(daemon_policy_names_unwatched_queues)
 	snprintf(want, sizeof(want), "mkdir -p %s && echo 19004 > %s/gpuid "
 		 "&& echo 0 > %s/type && echo 4096 > %s/size", qd, qd, qd, qd);
 	CHECK(system(want) == 0);
-	snprintf(sock, sizeof(sock), "%s/s2", dir);
-	snprintf(ready, sizeof(ready), "%s/ready2", dir);
-	snprintf(logf, sizeof(logf), "%s/log2", dir);
-	d = fork();
-	if (d == 0) {
-		if (!freopen(logf, "w", stderr) ||
-		    daemon_parse(11, argv, &o, stdout, stderr))
-			_exit(99);
-		o.arb.kfd_proc_dir = kfd;
-		_exit(daemon_main(&o));
-	}
-	for (i = 0; i < 100 && access(ready, F_OK); i++)
-		usleep(50000);
+	d = daemon_on_tree(2, argv, kfd, NULL);
 	fd = gp_notify_open(sock);
 	CHECK(fd >= 0);
 	snprintf(want, sizeof(want), "unwatched pid=%d queue=0 gpu_id=19004 "
@@ -475,7 +490,6 @@ TEST(daemon_answers_while_the_mqd_dump_blocks)
 		"daemon", "-s", sock, "--ready", ready, "--detect", "queues",
 		"--online", on, "--offline", "comm=no-such-job", NULL };
 	char want[1200];
-	struct daemon_opts o;
 	uint64_t t0;
 	pid_t d;
 	int fd, wfd, i, st;
@@ -490,20 +504,7 @@ TEST(daemon_answers_while_the_mqd_dump_blocks)
 		 dbg, qd, qd, qd);
 	CHECK(system(want) == 0);
 	CHECK(mkfifo(fifo, 0600) == 0);
-	snprintf(sock, sizeof(sock), "%s/s3", dir);
-	snprintf(ready, sizeof(ready), "%s/ready3", dir);
-	snprintf(logf, sizeof(logf), "%s/log3", dir);
-	d = fork();
-	if (d == 0) {
-		if (!freopen(logf, "w", stderr) ||
-		    daemon_parse(11, argv, &o, stdout, stderr))
-			_exit(99);
-		o.arb.kfd_proc_dir = kfd;
-		o.arb.debugfs_kfd_dir = dbg;
-		_exit(daemon_main(&o));
-	}
-	for (i = 0; i < 100 && access(ready, F_OK); i++)
-		usleep(50000);
+	d = daemon_on_tree(3, argv, kfd, dbg);
 	usleep(400000);		/* past the first scans: the read is on */
 	fd = gp_notify_open(sock);
 	CHECK(fd >= 0);
