@@ -432,6 +432,33 @@ static pid_t daemon_on_tree(int n, char **argv, const char *kfd,
 	return d;
 }
 
+/* `policy` asked again until its reply holds want (2 s at most). */
+static bool policy_until(int fd, const char *want)
+{
+	for (int i = 0; fd >= 0 && i < 100; i++) {
+		if (ask(fd, "policy\n"))
+			return false;
+		if (strstr(reply, want))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* The connection closed, the daemon asked to stop: it exits 0. */
+static void daemon_done(pid_t d, int fd)
+{
+	int st;
+
+	if (tap_cur_failed)
+		printf("# policy:\n%s", reply);
+	if (fd >= 0)
+		close(fd);
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /*
  * The daemon's glue: a KFD sysfs tree (a temp dir as the arbiter's
  * kfd_proc_dir) lists one compute queue of the online stand-in that no
@@ -445,7 +472,7 @@ TEST(daemon_policy_names_unwatched_queues)
 		"--offline", "comm=no-such-job", NULL };
 	char want[800];
 	pid_t d;
-	int fd, i, st;
+	int fd;
 
 	snprintf(on, sizeof(on), "pid=%d", child);
 	snprintf(kfd, sizeof(kfd), "%s/kfd", dir);
@@ -460,22 +487,10 @@ TEST(daemon_policy_names_unwatched_queues)
 		 "reason=%s\n", child,
 		 access(GP_DEBUGFS_MQDS, F_OK) ? "before-daemon-no-debugfs" :
 		 "before-daemon-not-in-mqd");
-	for (i = 0; fd >= 0 && i < 100; i++) {	/* the first scan: 100 ms */
-		CHECK(ask(fd, "policy\n") == 0);
-		if (strstr(reply, want))
-			break;
-		usleep(20000);
-	}
-	CHECK(strstr(reply, want) != NULL);
+	CHECK(policy_until(fd, want));	/* the first scan: 100 ms */
 	CHECK(strstr(reply, "\ntracer state=") != NULL);
 	CHECK(strstr(reply, "kfd_queues=1 watched=0") != NULL);
-	if (tap_cur_failed)
-		printf("# policy:\n%s", reply);
-	if (fd >= 0)
-		close(fd);
-	kill(d, SIGTERM);
-	waitpid(d, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	daemon_done(d, fd);
 }
 
 /*
@@ -492,7 +507,7 @@ TEST(daemon_answers_while_the_mqd_dump_blocks)
 	char want[1200];
 	uint64_t t0;
 	pid_t d;
-	int fd, wfd, i, st;
+	int fd, wfd;
 
 	snprintf(on, sizeof(on), "pid=%d", child);
 	snprintf(kfd, sizeof(kfd), "%s/kfd3", dir);
@@ -521,20 +536,8 @@ TEST(daemon_answers_while_the_mqd_dump_blocks)
 		close(wfd);
 	snprintf(want, sizeof(want), "unwatched pid=%d queue=0 gpu_id=19004 "
 		 "reason=before-daemon-not-in-mqd\n", child);
-	for (i = 0; fd >= 0 && i < 100; i++) {
-		CHECK(ask(fd, "policy\n") == 0);
-		if (strstr(reply, want))
-			break;
-		usleep(20000);
-	}
-	CHECK(strstr(reply, want) != NULL);
-	if (tap_cur_failed)
-		printf("# policy:\n%s", reply);
-	if (fd >= 0)
-		close(fd);
-	kill(d, SIGTERM);
-	waitpid(d, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(policy_until(fd, want));
+	daemon_done(d, fd);
 }
 
 int main(void)
