@@ -292,6 +292,12 @@ int daemon_waiting(struct daemon *d, uint64_t now)
 					      c->wait_until - now : 0;
 			memset(&e, 0, sizeof(e));
 			do_suspend_resume(d, c, &c->wait_req);
+			if (c->waiting && c->wait_until > now) {
+				/* parked again, for the runtime: its deadline
+				 * counts in this round's timeout too */
+				left = c->wait_until - now;
+				next = left < next ? left : next;
+			}
 			continue;
 		}
 		t = target_find(d, c->wait_req.pid);
