@@ -10,7 +10,7 @@
  *
  * Why: in the VM, the entry probe of a failing CREATE_QUEUE spent 3.2 us
  * building an event nobody reads (comm, cgroup, namespace pid, 8 argument
- * reads, a 200-byte hash-map value) and the return 1.5 us on the pending
+ * reads, a 144-byte hash-map value) and the return 1.5 us on the pending
  * map (bpf_stats, 6.12 guest, 2026-11-23; docs/benchmarks.md section 7).
  * A task-local slot is a cached pointer, not a hash insert and delete,
  * and goes with the task: no cleanup at exit.
@@ -136,10 +136,7 @@ gp_lean_end(struct gp_lean *l, __u32 op, long ret, __u64 now)
 	gp_hist_add(op, op == GP_OP_DBG_TRAP ? gp_dbg_sub(s->arg) : 0, ns);
 	gp_lean_charge(l, op, ns);
 	if (op == GP_OP_SUSPEND || op == GP_OP_RESUME)
-		for (int ph = 0; ph < GP_PHASE_MAX; ph++)
-			if (s->phase_ns[ph])
-				gp_hist_add(op, GP_PHASE_SUB(ph),
-					    s->phase_ns[ph]);
+		gp_phase_hists_add(op, s->phase_ns);
 	return s;
 }
 

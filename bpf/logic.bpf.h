@@ -71,12 +71,8 @@ static __always_inline void gp_phase_charge(__u32 tid, __u32 op, __u64 ns)
 /* The phases of a finished suspend/resume into their histograms. */
 static __always_inline void gp_phase_hists(const struct gp_event *e)
 {
-	if (e->op != GP_OP_SUSPEND && e->op != GP_OP_RESUME)
-		return;
-	for (int ph = 0; ph < GP_PHASE_MAX; ph++)
-		if (e->susp.phase_ns[ph])
-			gp_hist_add(e->op, GP_PHASE_SUB(ph),
-				    e->susp.phase_ns[ph]);
+	if (e->op == GP_OP_SUSPEND || e->op == GP_OP_RESUME)
+		gp_phase_hists_add(e->op, e->susp.phase_ns);
 }
 
 /* Return side: complete, account and emit; the pending entry goes. */

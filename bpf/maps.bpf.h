@@ -207,6 +207,15 @@ static __always_inline void gp_hist_add(__u32 op, __u32 sub, __u64 ns)
 	h->sum_ns += ns;
 }
 
+/* A finished suspend/resume's phases into their histograms. */
+static __always_inline void gp_phase_hists_add(__u32 op,
+					       const __u64 *phase_ns)
+{
+	for (int ph = 0; ph < GP_PHASE_MAX; ph++)
+		if (phase_ns[ph])
+			gp_hist_add(op, GP_PHASE_SUB(ph), phase_ns[ph]);
+}
+
 /* A debug-trap op's histogram: unknown ops share one (bounded map). */
 static __always_inline __u32 gp_dbg_sub(__u32 dbg_op)
 {
