@@ -14,7 +14,8 @@
 #include "usock.h"
 #include "util.h"
 
-int ctl_connect(const char *path, int timeout_ms, struct gp_err *e)
+int ctl_connect(const char *path, int timeout_ms, const char *hint,
+		struct gp_err *e)
 {
 	uint64_t end = monotonic_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
 	struct timespec ts = { 0, 10 * NSEC_PER_MSEC };
@@ -26,11 +27,11 @@ int ctl_connect(const char *path, int timeout_ms, struct gp_err *e)
 		nanosleep(&ts, NULL);
 	if (fd >= 0)
 		return fd;
-	return ctl_connect_err(path, -fd, timeout_ms, e);
+	return ctl_connect_err(path, -fd, timeout_ms, hint, e);
 }
 
 int ctl_connect_err(const char *path, int err, int timeout_ms,
-		    struct gp_err *e)
+		    const char *hint, struct gp_err *e)
 {
 	if (err == EAGAIN)
 		gp_err_set(e, GP_EXIT_DAEMON, ETIMEDOUT, "the daemon at %s "
@@ -46,8 +47,7 @@ int ctl_connect_err(const char *path, int err, int timeout_ms,
 			   "group", path, strerror(err));
 	else if (err == ECONNREFUSED || err == ENOENT)
 		gp_err_set(e, GP_EXIT_DAEMON, err, "no daemon listens on %s "
-			   "(%s): start 'gpreempt-ctl daemon', or use "
-			   "--no-daemon", path, strerror(err));
+			   "(%s): %s", path, strerror(err), hint);
 	else
 		gp_err_set(e, GP_EXIT_DAEMON, err, "cannot connect to the "
 			   "daemon at %s: %s", path, strerror(err));
@@ -168,7 +168,7 @@ int ctl_call(const char *path, const struct proto_req *q,
 	if (n < 0)
 		return gp_err_set(e, GP_EXIT_USAGE, -n, "cannot format the "
 				  "request");
-	fd = ctl_connect(path, timeout_ms, e);
+	fd = ctl_connect(path, timeout_ms, CTL_HINT_ONESHOT, e);
 	if (fd < 0)
 		return -1;
 	rc = ctl_roundtrip(fd, line, n, r, timeout_ms, e);
@@ -219,7 +219,7 @@ int ctl_send_raw(const char *path, const char *request)
 		return GP_EXIT_FAILURE;
 	memcpy(line, request, n);
 	line[n++] = '\n';
-	fd = ctl_connect(path, PROTO_TIMEOUT_MS, &e);
+	fd = ctl_connect(path, PROTO_TIMEOUT_MS, CTL_HINT_ONESHOT, &e);
 	rc = fd < 0 ? -1 : ctl_roundtrip(fd, line, n, &r, PROTO_TIMEOUT_MS,
 					 &e);
 	if (fd >= 0)

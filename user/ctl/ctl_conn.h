@@ -12,14 +12,24 @@
 #include "proto.h"
 
 /*
- * A connected non-blocking socket to path within timeout_ms, or -1 with
- * e (GP_EXIT_DAEMON, ETIMEDOUT when the daemon accepts nothing; EACCES
- * and EPERM: GP_EXIT_PRIV; a path too long: GP_EXIT_USAGE).
+ * What to do when no daemon listens, by verb: suspend, resume and status
+ * can act without one; the arbiter's verbs need a daemon with an arbiter.
  */
-int ctl_connect(const char *path, int timeout_ms, struct gp_err *e);
+#define CTL_HINT_ONESHOT "start 'gpreempt-ctl daemon', or use --no-daemon"
+#define CTL_HINT_ARBITER "start one with an arbiter, e.g. " \
+			 "'gpreempt-ctl daemon --offline comm=train'"
+
+/*
+ * A connected non-blocking socket to path within timeout_ms, or -1 with
+ * e (GP_EXIT_DAEMON, ETIMEDOUT when the daemon accepts nothing, hint when
+ * none listens; EACCES and EPERM: GP_EXIT_PRIV; a path too long:
+ * GP_EXIT_USAGE).
+ */
+int ctl_connect(const char *path, int timeout_ms, const char *hint,
+		struct gp_err *e);
 /* What a failed connect to path (errno err) means, in e; returns -1. */
 int ctl_connect_err(const char *path, int err, int timeout_ms,
-		    struct gp_err *e);
+		    const char *hint, struct gp_err *e);
 /*
  * Send one request line, read the whole reply into r within timeout_ms.
  * 0 when a well-formed reply arrived (r->exit says how the request

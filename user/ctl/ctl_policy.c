@@ -161,22 +161,6 @@ static int parse_sub(const struct ctl_args *a, const struct argp_option *o,
 	return r ? GP_EXIT_USAGE : 0;
 }
 
-/*
- * No daemon at path: the arbiter's verbs have no one-shot fallback, so
- * the hint is how to start a daemon with an arbiter, not --no-daemon
- * (which only suspend, resume and status have). Other failures keep
- * ctl_connect_err's words.
- */
-static int arb_no_daemon(const char *path, struct gp_err *e)
-{
-	if (e && (e->err == ENOENT || e->err == ECONNREFUSED))
-		gp_err_set(e, GP_EXIT_DAEMON, e->err, "no daemon listens on "
-			   "%s (%s): start one with an arbiter, e.g. "
-			   "'gpreempt-ctl daemon --offline comm=train'", path,
-			   strerror(e->err));
-	return -1;
-}
-
 /* One request, its INFO lines to on_line, the final line's verdict. */
 static int roundtrip(const char *path, const char *req, struct gp_err *e,
 		     void (*on_line)(void *, const char *), void *ctx)
@@ -185,10 +169,11 @@ static int roundtrip(const char *path, const char *req, struct gp_err *e,
 	uint64_t deadline = monotonic_ns() + PROTO_TIMEOUT_MS * NSEC_PER_MSEC;
 	size_t len = 0;
 	char *l, *nl;
-	int fd = ctl_connect(path, PROTO_TIMEOUT_MS, e), r = -1;
+	int fd = ctl_connect(path, PROTO_TIMEOUT_MS, CTL_HINT_ARBITER, e);
+	int r = -1;
 
 	if (fd < 0)
-		return arb_no_daemon(path, e);
+		return -1;
 	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
 		gp_err_set(e, GP_EXIT_DAEMON, errno, "cannot send to the "
 			   "daemon: %s", strerror(errno));
@@ -270,8 +255,8 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	path = p.socket ? p.socket : PROTO_DEFAULT_SOCKET;
 	fd = gp_notify_open(path);
 	if (fd < 0) {
-		ctl_connect_err(path, -fd, PROTO_TIMEOUT_MS, &e);
-		arb_no_daemon(path, &e);
+		ctl_connect_err(path, -fd, PROTO_TIMEOUT_MS, CTL_HINT_ARBITER,
+				&e);
 		return ctl_report(&o, &e);
 	}
 	r = gp_notify_send(fd, req, msg, sizeof(msg));
