@@ -74,6 +74,24 @@ static struct target *not_held(pid_t pid, const char *what,
 	return NULL;
 }
 
+/*
+ * A suspend parked for up to q->wait_ns: daemon_waiting() runs it, the
+ * loop serves others meanwhile. kfd: first for the pid to open /dev/kfd
+ * (the budget then carries on to its runtime), else for its runtime.
+ */
+static void park(struct client *c, const struct proto_req *q, bool kfd)
+{
+	c->waiting = true;
+	c->wait_kfd = kfd;
+	c->wait_req = *q;
+	if (!kfd)
+		c->wait_req.wait_ns = 0;
+	c->wait_until = monotonic_ns() + q->wait_ns;
+	dlog("suspend pid %d waits up to %llu ms for %s", q->pid,
+	     (unsigned long long)(q->wait_ns / NSEC_PER_MSEC),
+	     kfd ? "it to open /dev/kfd" : "its runtime");
+}
+
 static void do_suspend_resume(struct daemon *d, struct client *c,
 			      const struct proto_req *q)
 {
@@ -96,12 +114,7 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 			reply_err(c, &e);
 			return;
 		}
-		c->waiting = c->wait_kfd = true;
-		c->wait_req = *q;
-		c->wait_until = monotonic_ns() + q->wait_ns;
-		dlog("suspend pid %d waits up to %llu ms for it to open "
-		     "/dev/kfd", q->pid,
-		     (unsigned long long)(q->wait_ns / NSEC_PER_MSEC));
+		park(c, q, true);
 		return;
 	}
 	memset(&e, 0, sizeof(e));
@@ -116,13 +129,7 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 	}
 	if (suspend && q->wait_ns && session_runtime_state(t->s) !=
 	    DEBUG_RUNTIME_STATE_ENABLED) {
-		/* parked: daemon_waiting() runs it, the loop serves others */
-		c->waiting = true;
-		c->wait_req = *q;
-		c->wait_req.wait_ns = 0;
-		c->wait_until = monotonic_ns() + q->wait_ns;
-		dlog("suspend pid %d waits up to %llu ms for its runtime",
-		     q->pid, (unsigned long long)(q->wait_ns / NSEC_PER_MSEC));
+		park(c, q, false);
 		return;
 	}
 	if (suspend)
