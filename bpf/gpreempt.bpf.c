@@ -130,7 +130,7 @@ static __always_inline __u64 gp_u64_at(void *base, int off)
 
 /* ---- entry handlers: build the event, stash it ---- */
 
-/* Summary mode's task-local slots (lean.bpf.h), created on entry. */
+/* Summary mode's slots in task storage (lean.bpf.h), created on entry. */
 static __always_inline struct gp_lean *gp_lean_cur(bool create)
 {
 	return bpf_task_storage_get(&gp_lean_store, bpf_get_current_task_btf(),
@@ -141,8 +141,11 @@ static __always_inline struct gp_lean *gp_lean_cur(bool create)
 static __always_inline int gp_lean_enter(__u32 op, void *ptr, void *aux,
 					 __u32 arg)
 {
-	struct gp_lean *l = gp_lean_cur(true);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gp_lean *l = gp_lean_row_enter(tid, op);
 
+	if (!l)
+		l = gp_lean_cur(true);
 	if (l)
 		gp_lean_begin(l, op, (__u64)ptr, (__u64)aux, arg,
 			      bpf_ktime_get_boot_ns());
@@ -298,7 +301,8 @@ static __always_inline int on_hw(__u32 op, __u32 a, __u32 b, __u32 c,
  */
 static __always_inline int on_lean_return(__u32 op, long ret)
 {
-	struct gp_lean *l = gp_lean_cur(false);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gp_lean *l = gp_lean_row_return(tid, op);
 	struct kfd_process___gp *proc;
 	struct gp_lean_slot *s;
 	struct gp_event e;
@@ -306,11 +310,15 @@ static __always_inline int on_lean_return(__u32 op, long ret)
 	void *ptr;
 
 	if (!l)
+		l = gp_lean_cur(false);
+	if (!l)
 		return 0;
 	now = bpf_ktime_get_boot_ns();
 	s = gp_lean_end(l, op, ret, now);
-	if (!s || !gp_lean_changes(op, ret))
+	if (!s || !gp_lean_changes(op, ret)) {
+		gp_lean_row_put(l, tid, false);
 		return 0;
+	}
 	ptr = (void *)s->ptr;
 	gp_ev_current(&e, op);
 	e.ret = ret;
@@ -332,6 +340,7 @@ static __always_inline int on_lean_return(__u32 op, long ret)
 		break;
 	}
 	gp_apply(&e, s->ptr, now);
+	gp_lean_row_put(l, tid, false);
 	return 0;
 }
 

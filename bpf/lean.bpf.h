@@ -15,11 +15,21 @@
  * A task-local slot is a cached pointer, not a hash insert and delete,
  * and goes with the task: no cleanup at exit.
  *
+ * Where the slots live: a thread's first entry claims a row of a small
+ * array indexed by its tid (gp_lean_rows), which it keeps while any call
+ * of it is pending there; a thread whose row another thread holds uses
+ * task storage instead. An array lookup is a few inlined instructions;
+ * task storage is a helper call with its own lock, and cost about 360 ns
+ * more per pair in the VM (an experiment with per-CPU slots, section 7.1
+ * of docs/benchmarks.md). The array is shared by all CPUs, so a thread
+ * that sleeps in the call or migrates finds its row again.
+ *
  * Ops with values that only the entry knows and the queue map needs
  * (eviction/restore: qpd->evicted before), and the instant q_add/q_del,
- * keep the full path in every mode. The probes hand this code a slot
- * set (task storage in gpreempt.bpf.c, an array in tests/bpf), so the
- * L1 tests run the very same functions.
+ * keep the full path in every mode. The probes hand this code the slot
+ * set they found (a row or task storage in gpreempt.bpf.c; a row or an
+ * array entry standing for task storage in tests/bpf), so the L1 tests
+ * run the very same functions.
  */
 #ifndef GP_LEAN_BPF_H
 #define GP_LEAN_BPF_H
@@ -35,11 +45,15 @@ struct gp_lean_slot {
 	__u64 aux;		/* suspend/resume: struct kfd_process * */
 	__u32 arg;		/* debug op; suspend/resume: num_queues */
 	__u32 pending;		/* entry seen, return not yet */
-	__u64 phase_ns[GP_PHASE_MAX];	/* suspend/resume only */
 };
 
 struct gp_lean {
+	__u64 owner;		/* a row: the tid holding it, 0 when free
+				 * (64 bits: clang's 32-bit cmpxchg needs
+				 * -mcpu=v3, and the object targets v1) */
+	__u64 depth;		/* slots pending here */
 	struct gp_lean_slot s[GP_OP_MAX];
+	__u64 phase_ns[2][GP_PHASE_MAX];	/* [0] suspend, [1] resume */
 };
 
 struct {
@@ -48,6 +62,81 @@ struct {
 	__type(key, int);
 	__type(value, struct gp_lean);
 } gp_lean_store SEC(".maps");
+
+/*
+ * 512 rows of 560 bytes (280 KiB): a row is only contended by threads
+ * whose tids are equal modulo 512 and that are inside a traced call at
+ * the same time; the loser pays task storage, nothing is lost.
+ */
+#define GP_LEAN_ROWS 512
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GP_LEAN_ROWS);
+	__type(key, __u32);
+	__type(value, struct gp_lean);
+} gp_lean_rows SEC(".maps");
+
+static __always_inline struct gp_lean *gp_lean_row(__u32 tid)
+{
+	__u32 k = tid & (GP_LEAN_ROWS - 1);
+
+	return bpf_map_lookup_elem(&gp_lean_rows, &k);
+}
+
+/*
+ * Entry: the row of tid, claimed now if free; NULL when another thread
+ * holds it. A hardware step (unmap, fence, MES) only uses a row its
+ * thread already holds: its time goes to the suspend/resume around it,
+ * which must be in the same slot set (in task storage if not in a row).
+ */
+static __always_inline struct gp_lean *gp_lean_row_enter(__u32 tid, __u32 op)
+{
+	struct gp_lean *l = gp_lean_row(tid);
+
+	if (!l || !tid)
+		return NULL;
+	if (l->owner == tid)
+		return l;
+	if (gp_phase_of(op) >= 0)
+		return NULL;
+	if (__sync_val_compare_and_swap(&l->owner, 0, (__u64)tid) != 0)
+		return NULL;
+	l->depth = 0;
+	return l;
+}
+
+/* Return: the row of tid if op is pending there, else NULL. */
+static __always_inline struct gp_lean *gp_lean_row_return(__u32 tid,
+							  __u32 op)
+{
+	struct gp_lean *l;
+
+	if (op >= GP_OP_MAX)
+		return NULL;
+	l = gp_lean_row(tid);
+	if (!l || !tid || l->owner != tid)
+		return NULL;
+	return l->s[op].pending ? l : NULL;
+}
+
+/*
+ * After a return has read its slot: a row with nothing pending is free
+ * again (task storage's owner is always 0: nothing to do). Also at
+ * thread exit, for a return that never came (a missed kretprobe).
+ */
+static __always_inline void gp_lean_row_put(struct gp_lean *l, __u32 tid,
+					    bool exiting)
+{
+	if (l && tid && l->owner == tid && (exiting || !l->depth)) {
+		if (exiting) {
+			for (int op = 0; op < GP_OP_MAX; op++)
+				l->s[op].pending = 0;
+			l->depth = 0;
+		}
+		__sync_val_compare_and_swap(&l->owner, (__u64)tid, 0);
+	}
+}
 
 /* The ops that take the lean path in summary mode. */
 static __always_inline bool gp_lean_op(__u32 op)
@@ -90,13 +179,16 @@ static __always_inline void gp_lean_begin(struct gp_lean *l, __u32 op,
 	if (op >= GP_OP_MAX)
 		return;
 	s = &l->s[op];
+	if (!s->pending)	/* else a return was missed: reuse */
+		l->depth++;
 	s->start_ns = now;
 	s->pending = 1;
 	s->ptr = ptr;
 	s->aux = aux;
 	s->arg = arg;
 	if (op == GP_OP_SUSPEND || op == GP_OP_RESUME)
-		__builtin_memset(s->phase_ns, 0, sizeof(s->phase_ns));
+		__builtin_memset(l->phase_ns[op == GP_OP_RESUME], 0,
+				 sizeof(l->phase_ns[0]));
 }
 
 /* A hardware step's time, to the suspend/resume this thread is inside. */
@@ -104,20 +196,20 @@ static __always_inline void gp_lean_charge(struct gp_lean *l, __u32 op,
 					   __u64 ns)
 {
 	int ph = gp_phase_of(op);
-	struct gp_lean_slot *s = &l->s[GP_OP_SUSPEND];
 
 	if (ph < 0 || ph >= GP_PHASE_MAX)
 		return;
-	if (!s->pending)
-		s = &l->s[GP_OP_RESUME];
-	if (s->pending)
-		s->phase_ns[ph] += ns;
+	if (l->s[GP_OP_SUSPEND].pending)
+		l->phase_ns[0][ph] += ns;
+	else if (l->s[GP_OP_RESUME].pending)
+		l->phase_ns[1][ph] += ns;
 }
 
 /*
  * Return side: count, histogram, phases. The slot (its ptr, aux, arg
  * still valid) for the caller to apply a map change, NULL when no entry
- * was seen (tracing began inside the call).
+ * was seen (tracing began inside the call). The caller puts a row back
+ * (gp_lean_row_put) once done with the slot.
  */
 static __always_inline struct gp_lean_slot *
 gp_lean_end(struct gp_lean *l, __u32 op, long ret, __u64 now)
@@ -132,11 +224,13 @@ gp_lean_end(struct gp_lean *l, __u32 op, long ret, __u64 now)
 		return NULL;
 	ns = now > s->start_ns ? now - s->start_ns : 0;
 	s->pending = 0;
+	if (l->depth)
+		l->depth--;
 	gp_count_op(op, ret);
 	gp_hist_add(op, op == GP_OP_DBG_TRAP ? gp_dbg_sub(s->arg) : 0, ns);
 	gp_lean_charge(l, op, ns);
 	if (op == GP_OP_SUSPEND || op == GP_OP_RESUME)
-		gp_phase_hists_add(op, s->phase_ns);
+		gp_phase_hists_add(op, l->phase_ns[op == GP_OP_RESUME]);
 	return s;
 }
 

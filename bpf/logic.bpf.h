@@ -133,11 +133,13 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 		    op == GP_OP_EXIT)
 			continue;	/* instant: never pending */
 		if (GP_LEAN && gp_lean_op(op))
-			continue;	/* task-local: goes with the task */
+			continue;	/* a row or task storage: below */
 		pk.op = op;
 		if (bpf_map_lookup_elem(&gp_pending, &pk))
 			bpf_map_delete_elem(&gp_pending, &pk);
 	}
+	if (GP_LEAN)	/* a row whose return never came */
+		gp_lean_row_put(gp_lean_row(tid), tid, true);
 	if (pid != tid || !bpf_map_lookup_elem(&gp_owners, &pid))
 		return;
 	gp_walk_init(&w, pid, GP_ANY_GPU, GP_WALK_DELETE, now);

@@ -131,7 +131,10 @@ int BPF_PROG(test_logic_slot, __u64 v)
 
 /*
  * Summary mode's lean pairs (lean.bpf.h). The probes keep their slots in
- * task storage; here one array entry stands for each simulated thread.
+ * a row of gp_lean_rows, or in task storage when another thread holds
+ * the row; here one array entry per simulated thread stands for its task
+ * storage. Both programs return where the slot was: 0 a row, 3 the
+ * stand-in.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -141,16 +144,21 @@ struct {
 } test_lean SEC(".maps");
 
 SEC("raw_tp")
-int BPF_PROG(test_lean_begin, __u64 op, __u64 thread, __u64 ptr, __u64 arg,
-	     __u64 now)
+int BPF_PROG(test_lean_begin, __u64 op, __u64 tid, __u64 thread, __u64 ptr,
+	     __u64 arg, __u64 now)
 {
+	struct gp_lean *l = gp_lean_row_enter(tid, op);
 	__u32 k = thread;
-	struct gp_lean *l = bpf_map_lookup_elem(&test_lean, &k);
+	int where = 0;
 
+	if (!l) {
+		l = bpf_map_lookup_elem(&test_lean, &k);
+		where = 3;
+	}
 	if (!l)
 		return 1;
 	gp_lean_begin(l, op, ptr, 0, arg, now);
-	return 0;
+	return where;
 }
 
 /*
@@ -159,21 +167,29 @@ int BPF_PROG(test_lean_begin, __u64 op, __u64 thread, __u64 ptr, __u64 arg,
  * from the ioctl's args), the queue-id array and count kept on entry.
  */
 SEC("raw_tp")
-int BPF_PROG(test_lean_finish, __u64 op, __u64 thread, __u64 ret,
+int BPF_PROG(test_lean_finish, __u64 op, __u64 tid, __u64 thread, __u64 ret,
 	     __u64 now, __u64 pid, __u64 gpu_id, __u64 queue_id)
 {
-	__u32 k = thread;
-	struct gp_lean *l = bpf_map_lookup_elem(&test_lean, &k);
+	struct gp_lean *l;
 	struct gp_lean_slot *s;
 	struct gp_event e = {};
+	__u32 k = thread;
+	int where = 0;
 
+	if (op >= GP_OP_MAX)	/* the probes pass constants */
+		return 1;
+	l = gp_lean_row_return(tid, op);
+	if (!l) {
+		l = bpf_map_lookup_elem(&test_lean, &k);
+		where = 3;
+	}
 	if (!l)
 		return 1;
 	s = gp_lean_end(l, op, (int)ret, now);
-	if (!s)
-		return 2;
-	if (!gp_lean_changes(op, (int)ret))
-		return 0;
+	if (!s || !gp_lean_changes(op, (int)ret)) {
+		gp_lean_row_put(l, tid, false);
+		return s ? where : 2;
+	}
 	e.op = op;
 	e.ret = (int)ret;
 	e.pid = pid;
@@ -185,5 +201,6 @@ int BPF_PROG(test_lean_finish, __u64 op, __u64 thread, __u64 ret,
 	else
 		e.queue.ring_size = 4096;
 	gp_apply(&e, s->ptr, now);
-	return 0;
+	gp_lean_row_put(l, tid, false);
+	return where;
 }

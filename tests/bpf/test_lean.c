@@ -12,19 +12,49 @@
 
 static __u32 ids[] = { 9 };
 
+/*
+ * Simulated threads: 0 and 1 are tids 60 and 61; 2 is tid 60 plus the
+ * number of rows, so it wants thread 0's row (lean.bpf.h).
+ */
+static __u32 tid_of(__u32 thread)
+{
+	__u32 rows = bpf_map__max_entries(skel->maps.gp_lean_rows);
+
+	return 60 + (thread & 1) + (thread >= 2 ? rows : 0);
+}
+
+/* Both return where the slot was: ROW, STANDIN (for task storage). */
+enum { ROW = 0, STANDIN = 3 };
+
 static int lbegin(__u32 op, __u32 thread, __u64 ptr, __u32 arg, __u64 now)
 {
-	__u64 args[] = { op, thread, ptr, arg, now };
+	__u64 args[] = { op, tid_of(thread), thread, ptr, arg, now };
 
-	return run(skel->progs.test_lean_begin, args, 5);
+	return run(skel->progs.test_lean_begin, args, 6);
 }
 
 static int lfinish(__u32 op, __u32 thread, int ret, __u64 now, __u32 pid,
 		   __u32 gpu, __u32 qid)
 {
-	__u64 args[] = { op, thread, (__u64)(__s64)ret, now, pid, gpu, qid };
+	__u64 args[] = { op, tid_of(thread), thread, (__u64)(__s64)ret, now,
+			 pid, gpu, qid };
 
-	return run(skel->progs.test_lean_finish, args, 7);
+	return run(skel->progs.test_lean_finish, args, 8);
+}
+
+/* Who holds the row of a simulated thread (0: nobody). */
+static __u64 row_owner(__u32 thread)
+{
+	__u32 k = tid_of(thread) %
+		  bpf_map__max_entries(skel->maps.gp_lean_rows);
+	__u64 v[256] = {};	/* struct gp_lean starts with its owner */
+	size_t sz = bpf_map__value_size(skel->maps.gp_lean_rows);
+
+	if (sz > sizeof(v) ||
+	    bpf_map__lookup_elem(skel->maps.gp_lean_rows, &k, sizeof(k), v,
+				 sz, 0))
+		return ~0ull;
+	return v[0];
 }
 
 /*
@@ -207,6 +237,84 @@ TEST(lean_phases_go_to_the_enclosing_suspend_only)
 	CHECK(count_of(skel, GP_OP_CREATE).count == 0);
 }
 
+/*
+ * A row belongs to one thread while any call of it is pending there.
+ * Another thread that wants it meanwhile goes to task storage (here its
+ * stand-in), and nothing is lost or charged to the wrong call.
+ */
+TEST(lean_row_taken_falls_back_and_loses_nothing)
+{
+	struct gp_hist h;
+
+	if (skel)
+		logic_test_bpf__destroy(skel);
+	skel = open_cfg(false, 1, 0);
+	CHECK(skel);
+	if (!skel)
+		return;
+	CHECK(row_owner(0) == 0);
+	CHECK(lbegin(GP_OP_DBG_TRAP, 0, 0, 6, 100) == ROW);
+	CHECK(row_owner(0) == tid_of(0) && row_owner(2) == tid_of(0));
+	/* thread 2 wants the same row: task storage */
+	CHECK(lbegin(GP_OP_SUSPEND, 2, 0, 0, 110) == STANDIN);
+	/* thread 0's own nested suspend stays in its row */
+	CHECK(lbegin(GP_OP_SUSPEND, 0, 0, 0, 120) == ROW);
+	CHECK(lfinish(GP_OP_SUSPEND, 0, 0, 170, 0, 0, 0) == ROW);
+	CHECK(row_owner(0) == tid_of(0));	/* the dbg call is pending */
+	CHECK(lfinish(GP_OP_DBG_TRAP, 0, 0, 200, 0, 0, 0) == ROW);
+	CHECK(row_owner(0) == 0);		/* nothing pending: free */
+	/*
+	 * The row is free, but thread 2's suspend is in task storage: its
+	 * fence must go there too, or the phase is lost.
+	 */
+	CHECK(lbegin(GP_OP_HW_FENCE, 2, 0, 0, 300) == STANDIN);
+	CHECK(lfinish(GP_OP_HW_FENCE, 2, 0, 700, 0, 0, 0) == STANDIN);
+	CHECK(row_owner(2) == 0);
+	CHECK(lfinish(GP_OP_SUSPEND, 2, 0, 1110, 0, 0, 0) == STANDIN);
+	CHECK(hist(skel, GP_OP_SUSPEND, 0, &h) && h.count == 2 &&
+	      h.sum_ns == 50 + 1000);
+	CHECK(hist(skel, GP_OP_SUSPEND, GP_PHASE_SUB(GP_PHASE_FENCE), &h) &&
+	      h.count == 1 && h.sum_ns == 400);
+	CHECK(count_of(skel, GP_OP_DBG_TRAP).count == 1);
+	/* now thread 2 gets the row */
+	CHECK(lbegin(GP_OP_CREATE, 2, 0, 0, 2000) == ROW);
+	CHECK(row_owner(0) == tid_of(2));
+	CHECK(lfinish(GP_OP_CREATE, 2, -EINVAL, 2010, 0, 0, 0) == ROW);
+	CHECK(count_of(skel, GP_OP_CREATE).failed == 1);
+	CHECK(row_owner(0) == 0);
+}
+
+/* A return that never came (a missed kretprobe) frees the row at exit. */
+TEST(lean_row_freed_at_thread_exit)
+{
+	__u64 args[] = { tid_of(0), tid_of(0), 5000 };
+
+	if (skel)
+		logic_test_bpf__destroy(skel);
+	skel = open_cfg(false, 1, 0);
+	CHECK(skel);
+	if (!skel)
+		return;
+	CHECK(lbegin(GP_OP_CREATE, 0, 0, 0, 100) == ROW);
+	/* the same thread again: its stale slot is reused, the row kept */
+	CHECK(lbegin(GP_OP_CREATE, 0, 0, 0, 200) == ROW);
+	CHECK(lfinish(GP_OP_CREATE, 0, -EINVAL, 250, 0, 0, 0) == ROW);
+	CHECK(row_owner(0) == 0);
+	CHECK(lbegin(GP_OP_DESTROY, 0, 0, 0, 300) == ROW);
+	CHECK(lbegin(GP_OP_CREATE, 2, 0, 0, 310) == STANDIN);
+	/* another thread's exit leaves the row alone */
+	args[0] = args[1] = tid_of(1);
+	CHECK(run(skel->progs.test_logic_exit, args, 3) == 0);
+	CHECK(row_owner(0) == tid_of(0));
+	args[0] = args[1] = tid_of(0);
+	CHECK(run(skel->progs.test_logic_exit, args, 3) == 0);
+	CHECK(row_owner(0) == 0);
+	CHECK(lbegin(GP_OP_DESTROY, 2, 0, 0, 400) == ROW);
+	/* the exited thread's destroy is not counted by a late return */
+	CHECK(lfinish(GP_OP_DESTROY, 0, 0, 450, 0, 0, 0) == 2);
+	CHECK(count_of(skel, GP_OP_DESTROY).count == 0);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -215,6 +323,8 @@ int main(void)
 	}
 	RUN(lean_pairs_leave_what_the_full_path_leaves);
 	RUN(lean_phases_go_to_the_enclosing_suspend_only);
+	RUN(lean_row_taken_falls_back_and_loses_nothing);
+	RUN(lean_row_freed_at_thread_exit);
 	if (skel)
 		logic_test_bpf__destroy(skel);
 	return tap_done();
