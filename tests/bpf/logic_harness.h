@@ -54,16 +54,22 @@ static inline struct logic_test_bpf *open_skel(bool filter)
 	return open_unit(filter, 1);
 }
 
-static inline void fresh(void)
+/* A new object for the next test; emit_ops 0 is summary mode (GP_LEAN). */
+static inline void fresh_cfg(__u32 emit_ops)
 {
 	if (skel)
 		logic_test_bpf__destroy(skel);
-	skel = open_skel(false);
+	skel = open_cfg(false, 1, emit_ops);
 	nev = nseen = 0;
 	if (!skel) {
 		printf("Bail out! cannot load logic_test.bpf.o (root? BPF?)\n");
 		exit(1);
 	}
+}
+
+static inline void fresh(void)
+{
+	fresh_cfg(GP_ALL_OPS);
 }
 
 static inline int run(struct bpf_program *prog, __u64 *args, size_t n)

@@ -210,12 +210,7 @@ TEST(lean_phases_go_to_the_enclosing_suspend_only)
 {
 	struct gp_hist h;
 
-	if (skel)
-		logic_test_bpf__destroy(skel);
-	skel = open_cfg(false, 1, 0);
-	CHECK(skel);
-	if (!skel)
-		return;
+	fresh_cfg(0);
 	lbegin(GP_OP_SUSPEND, 0, 0, 0, 100);
 	lbegin(GP_OP_HW_FENCE, 0, 0, 0, 200);
 	CHECK(lfinish(GP_OP_HW_FENCE, 0, 0, 1200, 0, 0, 0) == 0);
@@ -246,12 +241,7 @@ TEST(lean_row_taken_falls_back_and_loses_nothing)
 {
 	struct gp_hist h;
 
-	if (skel)
-		logic_test_bpf__destroy(skel);
-	skel = open_cfg(false, 1, 0);
-	CHECK(skel);
-	if (!skel)
-		return;
+	fresh_cfg(0);
 	CHECK(row_owner(0) == 0);
 	CHECK(lbegin(GP_OP_DBG_TRAP, 0, 0, 6, 100) == ROW);
 	CHECK(row_owner(0) == tid_of(0) && row_owner(2) == tid_of(0));
@@ -289,12 +279,7 @@ TEST(lean_row_freed_at_thread_exit)
 {
 	__u64 args[] = { tid_of(0), tid_of(0), 5000 };
 
-	if (skel)
-		logic_test_bpf__destroy(skel);
-	skel = open_cfg(false, 1, 0);
-	CHECK(skel);
-	if (!skel)
-		return;
+	fresh_cfg(0);
 	CHECK(lbegin(GP_OP_CREATE, 0, 0, 0, 100) == ROW);
 	/* the same thread again: its stale slot is reused, the row kept */
 	CHECK(lbegin(GP_OP_CREATE, 0, 0, 0, 200) == ROW);

@@ -56,7 +56,7 @@ run_mode() { # name flags...
 	    | length == 1 and (.[0] | .gpu_id == 3735928559 and .queue_type_raw == 2
 	      and .priority == 7 and .percentage == 100
 	      and .ring_size_bytes == 4096 and .ret == -$e and $e == 22
-	      and .duration_ns > 0 and .comm == "kfd-exerciser"
+	      and .duration_ns > 0 and .comm == "kfd-exerciser" and .ns_pid == $p
 	      and .reduced == $r)' "$out" > /dev/null; then
 		gp_ok "trace $name: create event has the exerciser's values"
 	else
