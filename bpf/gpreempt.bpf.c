@@ -348,7 +348,7 @@ static __always_inline int on_lean_return(__u32 op, long ret)
 	now = bpf_ktime_get_boot_ns();
 	s = gp_lean_end(l, op, ret, now);
 	if (!s || !gp_lean_changes(op, ret)) {
-		gp_lean_row_put(l, tid, false);
+		gp_lean_row_put(l, tid);
 		return 0;
 	}
 	ptr = (void *)s->ptr;
@@ -371,7 +371,7 @@ static __always_inline int on_lean_return(__u32 op, long ret)
 		break;
 	}
 	gp_apply(&e, s->ptr, now);
-	gp_lean_row_put(l, tid, false);
+	gp_lean_row_put(l, tid);
 	return 0;
 }
 

@@ -15,14 +15,8 @@
  * A task-local slot is a cached pointer, not a hash insert and delete,
  * and goes with the task: no cleanup at exit.
  *
- * Where the slots live: a thread's first entry claims a row of a small
- * array indexed by its tid (gp_lean_rows), which it keeps while any call
- * of it is pending there; a thread whose row another thread holds uses
- * task storage instead. An array lookup is a few inlined instructions;
- * task storage is a helper call with its own lock, and cost about 360 ns
- * more per pair in the VM (an experiment with per-CPU slots, section 7.1
- * of docs/benchmarks.md). The array is shared by all CPUs, so a thread
- * that sleeps in the call or migrates finds its row again.
+ * Where the slots live: a row of gp_lean_rows (rows.bpf.h), or task
+ * storage when another thread holds the row.
  *
  * Ops with values that only the entry knows and the queue map needs
  * (eviction/restore: qpd->evicted before), and the instant q_add/q_del,
@@ -35,6 +29,7 @@
 #define GP_LEAN_BPF_H
 
 #include "maps.bpf.h"
+#include "rows.bpf.h"
 
 /* Summary mode without -p: known at load (rodata), so dead code goes. */
 #define GP_LEAN (!gp_emit_ops && !gp_filter_pids)
@@ -48,10 +43,7 @@ struct gp_lean_slot {
 };
 
 struct gp_lean {
-	__u64 owner;		/* a row: the tid holding it, 0 when free
-				 * (64 bits: clang's 32-bit cmpxchg needs
-				 * -mcpu=v3, and the object targets v1) */
-	__u64 depth;		/* slots pending here */
+	struct gp_row_hdr h;	/* a row's; unused in task storage */
 	struct gp_lean_slot s[GP_OP_MAX];
 	__u64 phase_ns[2][GP_PHASE_MAX];	/* [0] suspend, [1] resume */
 };
@@ -84,26 +76,12 @@ static __always_inline struct gp_lean *gp_lean_row(__u32 tid)
 	return bpf_map_lookup_elem(&gp_lean_rows, &k);
 }
 
-/*
- * Entry: the row of tid, claimed now if free; NULL when another thread
- * holds it. A hardware step (unmap, fence, MES) only uses a row its
- * thread already holds: its time goes to the suspend/resume around it,
- * which must be in the same slot set (in task storage if not in a row).
- */
+/* Entry: the row of tid if it may keep op's slot there, else NULL. */
 static __always_inline struct gp_lean *gp_lean_row_enter(__u32 tid, __u32 op)
 {
 	struct gp_lean *l = gp_lean_row(tid);
 
-	if (!l || !tid)
-		return NULL;
-	if (l->owner == tid)
-		return l;
-	if (gp_phase_of(op) >= 0)
-		return NULL;
-	if (__sync_val_compare_and_swap(&l->owner, 0, (__u64)tid) != 0)
-		return NULL;
-	l->depth = 0;
-	return l;
+	return l && gp_row_hold(&l->h, tid, op) ? l : NULL;
 }
 
 /* Return: the row of tid if op is pending there, else NULL. */
@@ -115,27 +93,31 @@ static __always_inline struct gp_lean *gp_lean_row_return(__u32 tid,
 	if (op >= GP_OP_MAX)
 		return NULL;
 	l = gp_lean_row(tid);
-	if (!l || !tid || l->owner != tid)
+	if (!l || !gp_row_held(&l->h, tid))
 		return NULL;
 	return l->s[op].pending ? l : NULL;
 }
 
 /*
- * After a return has read its slot: a row with nothing pending is free
- * again (task storage's owner is always 0: nothing to do). Also at
- * thread exit, for a return that never came (a missed kretprobe).
+ * After a return has read its slot (gp_lean_end): the row goes back when
+ * nothing of it is pending. Task storage is never held: nothing to do.
  */
-static __always_inline void gp_lean_row_put(struct gp_lean *l, __u32 tid,
-					    bool exiting)
+static __always_inline void gp_lean_row_put(struct gp_lean *l, __u32 tid)
 {
-	if (l && tid && l->owner == tid && (exiting || !l->depth)) {
-		if (exiting) {
-			for (int op = 0; op < GP_OP_MAX; op++)
-				l->s[op].pending = 0;
-			l->depth = 0;
-		}
-		__sync_val_compare_and_swap(&l->owner, (__u64)tid, 0);
-	}
+	if (l)
+		gp_row_pop(&l->h, tid);
+}
+
+/* Thread exit: its row, if it holds one, with whatever was left there. */
+static __always_inline void gp_lean_row_exit(__u32 tid)
+{
+	struct gp_lean *l = gp_lean_row(tid);
+
+	if (!gp_row_held(l ? &l->h : NULL, tid))
+		return;
+	for (int op = 0; op < GP_OP_MAX; op++)
+		l->s[op].pending = 0;
+	gp_row_drop(&l->h, tid);
 }
 
 /* The ops that take the lean path in summary mode. */
@@ -179,8 +161,7 @@ static __always_inline void gp_lean_begin(struct gp_lean *l, __u32 op,
 	if (op >= GP_OP_MAX)
 		return;
 	s = &l->s[op];
-	if (!s->pending)	/* else a return was missed: reuse */
-		l->depth++;
+	gp_row_push(&l->h, !s->pending);	/* else a return was missed */
 	s->start_ns = now;
 	s->pending = 1;
 	s->ptr = ptr;
@@ -224,8 +205,6 @@ gp_lean_end(struct gp_lean *l, __u32 op, long ret, __u64 now)
 		return NULL;
 	ns = now > s->start_ns ? now - s->start_ns : 0;
 	s->pending = 0;
-	if (l->depth)
-		l->depth--;
 	gp_count_op(op, ret);
 	gp_hist_add(op, op == GP_OP_DBG_TRAP ? gp_dbg_sub(s->arg) : 0, ns);
 	gp_lean_charge(l, op, ns);

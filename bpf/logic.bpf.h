@@ -9,7 +9,7 @@
  *
  * Flow of one timed operation:
  *	e = { op, tid, pid, ... entry values };	(probe, on entry)
- *	gp_begin(&e, ptr, now);			stash, keyed by (tid, op)
+ *	gp_begin(&e, ptr, now);			stash: a row, or the hash
  *	p = gp_pending_get(tid, op);		(probe, on return)
  *	p->ev.queue_id = ...;			values only known at return
  *	gp_finish(p, tid, op, ret, now);	map, histogram, event
@@ -21,20 +21,56 @@
 #include "maps.bpf.h"
 #include "qmap.bpf.h"
 #include "lean.bpf.h"
+#include "rows.bpf.h"
 
-/* Entry side: stash the event so far, keyed by (tid, op). */
+/*
+ * Pending pairs live in a row of gp_pend_rows (rows.bpf.h) or, when
+ * another thread holds the row, in the gp_pending hash, keyed by
+ * (tid, op). 128 rows of 16 slots of 152 bytes: 306 KiB.
+ */
+#define GP_PEND_ROWS 128
+
+struct gp_pend_row {
+	struct gp_row_hdr h;
+	struct gp_pending p[GP_ROW_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GP_PEND_ROWS);
+	__type(key, __u32);
+	__type(value, struct gp_pend_row);
+} gp_pend_rows SEC(".maps");
+
+static __always_inline struct gp_pend_row *gp_pend_row(__u32 tid)
+{
+	__u32 k = tid & (GP_PEND_ROWS - 1);
+
+	return bpf_map_lookup_elem(&gp_pend_rows, &k);
+}
+
+/* Entry side: stash the event so far, for the return of (tid, op). */
 static __always_inline struct gp_pending *
 gp_begin(const struct gp_event *e, __u64 ptr, __u64 now)
 {
 	struct gp_pending_key k = { .tid = e->tid, .op = e->op };
+	struct gp_pend_row *r = gp_pend_row(e->tid);
 	struct gp_pending *p;
 	static const struct gp_pending zero;
+	__u32 op = e->op;
 
-	if (bpf_map_update_elem(&gp_pending, &k, &zero, BPF_ANY))
-		return NULL;
-	p = bpf_map_lookup_elem(&gp_pending, &k);
-	if (!p)
-		return NULL;
+	if (op < GP_OP_MAX && r && gp_row_hold(&r->h, e->tid, op)) {
+		p = &r->p[gp_row_slot(op)];
+		gp_row_push(&r->h, !p->pending);  /* else a return was missed */
+		p->in_row = 1;
+		p->pending = 1;
+	} else {
+		if (bpf_map_update_elem(&gp_pending, &k, &zero, BPF_ANY))
+			return NULL;
+		p = bpf_map_lookup_elem(&gp_pending, &k);
+		if (!p)
+			return NULL;
+	}
 	p->start_ns = now;
 	p->ptr = ptr;
 	__builtin_memcpy(&p->ev, e, sizeof(p->ev));
@@ -44,8 +80,32 @@ gp_begin(const struct gp_event *e, __u64 ptr, __u64 now)
 static __always_inline struct gp_pending *gp_pending_get(__u32 tid, __u32 op)
 {
 	struct gp_pending_key k = { .tid = tid, .op = op };
+	struct gp_pend_row *r;
 
+	if (op < GP_OP_MAX) {
+		r = gp_pend_row(tid);
+		if (r && gp_row_held(&r->h, tid) &&
+		    r->p[gp_row_slot(op)].pending)
+			return &r->p[gp_row_slot(op)];
+	}
 	return bpf_map_lookup_elem(&gp_pending, &k);
+}
+
+/* The return is done with p: its row slot frees, or its hash entry goes. */
+static __always_inline void gp_pending_put(struct gp_pending *p, __u32 tid,
+					   __u32 op)
+{
+	struct gp_pending_key k = { .tid = tid, .op = op };
+	struct gp_pend_row *r;
+
+	if (!p->in_row) {
+		bpf_map_delete_elem(&gp_pending, &k);
+		return;
+	}
+	p->pending = 0;
+	r = gp_pend_row(tid);
+	if (r)
+		gp_row_pop(&r->h, tid);
 }
 
 static __always_inline __u32 gp_hist_sub(const struct gp_event *e)
@@ -79,7 +139,6 @@ static __always_inline void gp_phase_hists(const struct gp_event *e)
 static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 				      __u32 op, long ret, __u64 now)
 {
-	struct gp_pending_key k = { .tid = tid, .op = op };
 	struct gp_event *e = &p->ev;
 
 	e->ret = ret;
@@ -93,7 +152,7 @@ static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 		gp_phase_hists(e);
 		gp_emit(e);
 	}
-	bpf_map_delete_elem(&gp_pending, &k);
+	gp_pending_put(p, tid, op);
 }
 
 /* Instant events (kfd_procfs_add_queue/del_queue): no duration. */
@@ -106,6 +165,18 @@ static __always_inline void gp_instant(struct gp_event *e, __u64 now)
 	gp_apply(e, 0, now);
 	gp_count_add(e);
 	gp_emit(e);
+}
+
+/* Thread exit: its row of pending pairs, if it holds one. */
+static __always_inline void gp_pend_row_exit(__u32 tid)
+{
+	struct gp_pend_row *r = gp_pend_row(tid);
+
+	if (!gp_row_held(r ? &r->h : NULL, tid))
+		return;
+	for (int op = 0; op < GP_ROW_SLOTS; op++)
+		r->p[op].pending = 0;
+	gp_row_drop(&r->h, tid);
 }
 
 /*
@@ -138,8 +209,9 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 		if (bpf_map_lookup_elem(&gp_pending, &pk))
 			bpf_map_delete_elem(&gp_pending, &pk);
 	}
-	if (GP_LEAN)	/* a row whose return never came */
-		gp_lean_row_put(gp_lean_row(tid), tid, true);
+	gp_pend_row_exit(tid);	/* a row whose return never came */
+	if (GP_LEAN)
+		gp_lean_row_exit(tid);
 	if (pid != tid || !bpf_map_lookup_elem(&gp_owners, &pid))
 		return;
 	gp_walk_init(&w, pid, GP_ANY_GPU, GP_WALK_DELETE, now);

@@ -178,6 +178,20 @@ static inline int count_keys(struct bpf_map *m, size_t ksz)
 	return n;
 }
 
+/* Pairs pending: the hash's entries plus the rows' (depth, rows.bpf.h). */
+static inline int pending_n(struct logic_test_bpf *s)
+{
+	struct bpf_map *m = s->maps.gp_pend_rows;
+	__u64 *v = calloc(1, bpf_map__value_size(m));
+	int n = count_keys(s->maps.gp_pending, 8);
+
+	for (__u32 k = 0; v && k < bpf_map__max_entries(m); k++)
+		if (!bpf_map__lookup_elem(m, &k, sizeof(k), v,
+					  bpf_map__value_size(m), 0))
+			n += v[1];
+	free(v);
+	return v ? n : -1;
+}
 
 /* One event of op through begin/finish (or instant for q_add). */
 static inline void one_event(__u32 op, __u32 tid)

@@ -187,7 +187,7 @@ int BPF_PROG(test_lean_finish, __u64 op, __u64 tid, __u64 thread, __u64 ret,
 		return 1;
 	s = gp_lean_end(l, op, (int)ret, now);
 	if (!s || !gp_lean_changes(op, (int)ret)) {
-		gp_lean_row_put(l, tid, false);
+		gp_lean_row_put(l, tid);
 		return s ? where : 2;
 	}
 	e.op = op;
@@ -201,6 +201,6 @@ int BPF_PROG(test_lean_finish, __u64 op, __u64 tid, __u64 thread, __u64 ret,
 	else
 		e.queue.ring_size = 4096;
 	gp_apply(&e, s->ptr, now);
-	gp_lean_row_put(l, tid, false);
+	gp_lean_row_put(l, tid);
 	return where;
 }

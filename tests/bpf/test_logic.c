@@ -22,8 +22,7 @@ TEST(create_ok_fills_event_map_and_histogram)
 	fresh();
 	CHECK(begin(GP_OP_CREATE, 100, 42, 0xdeadbeef, 0, 2, 7, 100, 4096,
 		    0, 1000) == 0);
-	CHECK(count_keys(skel->maps.gp_pending,
-			 sizeof(__u32) * 2) == 1);
+	CHECK(pending_n(skel) == 1);
 	CHECK(finish(GP_OP_CREATE, 100, 0, 6000, 3, 0, 0, 0) == 0);
 	CHECK(drain(skel) == 1);
 	CHECK(evs[0].op == GP_OP_CREATE);
@@ -42,7 +41,7 @@ TEST(create_ok_fills_event_map_and_histogram)
 	CHECK(hist(skel, GP_OP_CREATE, 0, &h));
 	CHECK(h.count == 1 && h.sum_ns == 5000);
 	CHECK(h.slots[12] == 1);	/* 4096 <= 5000 < 8192 */
-	CHECK(count_keys(skel->maps.gp_pending, sizeof(__u32) * 2) == 0);
+	CHECK(pending_n(skel) == 0);
 }
 
 TEST(create_failure_reports_errno_and_adds_no_row)
@@ -100,7 +99,7 @@ TEST(procfs_add_and_del_are_instant_and_keep_the_map)
 	CHECK(evs[0].op == GP_OP_QUEUE_ADD && evs[0].duration_ns == 0);
 	CHECK(evs[1].op == GP_OP_QUEUE_DEL && evs[1].ts_ns == 200);
 	CHECK(!hist(skel, GP_OP_QUEUE_ADD, 0, &h));
-	CHECK(count_keys(skel->maps.gp_pending, 8) == 0);
+	CHECK(pending_n(skel) == 0);
 }
 
 TEST(eviction_is_refcounted_per_process_and_gpu)
@@ -220,11 +219,11 @@ TEST(process_exit_drops_rows_and_pending_pairs)
 	begin(GP_OP_CREATE, 72, 71, 7, 0, 0, 0, 0, 0, 0, 0);
 	CHECK(run(skel->progs.test_logic_exit, thread, 3) == 0);
 	CHECK(row(71, 7, 1, &v));	/* not the leader: rows stay */
-	CHECK(count_keys(skel->maps.gp_pending, 8) == 1);
+	CHECK(pending_n(skel) == 1);
 	CHECK(run(skel->progs.test_logic_exit, leader, 3) == 0);
 	CHECK(!row(70, 7, 1, &v) && !row(70, 8, 2, &v));
 	CHECK(row(71, 7, 1, &v));
-	CHECK(count_keys(skel->maps.gp_pending, 8) == 0);
+	CHECK(pending_n(skel) == 0);
 	CHECK(drain(skel) == 1);
 	CHECK(evs[0].op == GP_OP_EXIT && evs[0].pid == 70);
 	CHECK(evs[0].evict.n_queues == 2 && evs[0].ts_ns == 500);
@@ -275,7 +274,7 @@ TEST(pid_filter_keeps_owner_or_target)
 	CHECK(evs[0].pid == 42 && evs[1].target_pid == 42);
 	CHECK(hist(skel, GP_OP_CREATE, 0, &h) && h.count == 1);
 	CHECK(count_keys(skel->maps.gp_queues, 16) == 1);
-	CHECK(count_keys(skel->maps.gp_pending, 8) == 0);
+	CHECK(pending_n(skel) == 0);
 	logic_test_bpf__destroy(skel);
 	skel = save;
 }

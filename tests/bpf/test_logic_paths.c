@@ -219,6 +219,52 @@ TEST(phases_of_a_suspend_are_attributed_by_thread)
 	CHECK(evs[nev - 1].susp.phase_ns[GP_PHASE_UNMAP] == 0);
 }
 
+/*
+ * Pending pairs sit in a row held by their thread (rows.bpf.h); a thread
+ * whose row another thread holds uses the hash, and nothing is lost or
+ * charged to the wrong call. Exit gives a held row back.
+ */
+TEST(pending_row_taken_falls_back_to_the_hash)
+{
+	__u32 rows, t2;
+	__u64 bye[3];
+	int s = -1;
+
+	fresh();
+	rows = bpf_map__max_entries(skel->maps.gp_pend_rows);
+	t2 = 60 + rows;		/* wants tid 60's row */
+	begin(GP_OP_DBG_TRAP, 60, 60, 0, 0, 6, 0, 0, 0, 50, 0);
+	begin(GP_OP_SUSPEND, t2, 50, 0, 0, 1, 0, 0, 0, 50, 10);
+	CHECK(count_keys(skel->maps.gp_pending, 8) == 1);
+	CHECK(pending_n(skel) == 2);
+	CHECK(finish(GP_OP_DBG_TRAP, 60, 0, 20, 0, 0, 0, 0) == 0);
+	CHECK(pending_n(skel) == 1);
+	/* the row is free, but t2's suspend is in the hash: so is its fence */
+	begin(GP_OP_HW_FENCE, t2, t2, 0, 0, 0, 0, 0, 0, 0, 100);
+	CHECK(count_keys(skel->maps.gp_pending, 8) == 2);
+	CHECK(finish(GP_OP_HW_FENCE, t2, 0, 400, 0, 0, 0, 0) == 0);
+	CHECK(finish(GP_OP_SUSPEND, t2, 0, 500, 0, 0, 0, 0) == 0);
+	CHECK(pending_n(skel) == 0);
+	drain(skel);
+	for (int i = 0; i < nev; i++)
+		if (evs[i].op == GP_OP_SUSPEND)
+			s = i;
+	CHECK(s >= 0 && evs[s].tid == t2 && evs[s].duration_ns == 490 &&
+	      evs[s].susp.phase_ns[GP_PHASE_FENCE] == 300);
+	/* now t2 gets the row, and its exit gives it back */
+	begin(GP_OP_CREATE, t2, 70, 7, 0, 0, 0, 0, 0, 0, 600);
+	CHECK(count_keys(skel->maps.gp_pending, 8) == 0);
+	CHECK(pending_n(skel) == 1);
+	bye[0] = 70;
+	bye[1] = t2;
+	bye[2] = 700;
+	CHECK(run(skel->progs.test_logic_exit, bye, 3) == 0);
+	CHECK(pending_n(skel) == 0);
+	CHECK(finish(GP_OP_CREATE, t2, 0, 800, 1, 0, 0, 0) == 1);
+	begin(GP_OP_CREATE, 60, 60, 7, 0, 0, 0, 0, 0, 0, 900);
+	CHECK(count_keys(skel->maps.gp_pending, 8) == 0);
+	CHECK(pending_n(skel) == 1);
+}
 
 TEST(summary_mode_counts_every_op_and_sends_nothing)
 {
@@ -322,6 +368,7 @@ int main(void)
 	RUN(immediate_ops_wake_the_reader_bulk_ops_wait);
 	RUN(emit_mask_keeps_maps_and_histograms_sends_only_chosen_ops);
 	RUN(phases_of_a_suspend_are_attributed_by_thread);
+	RUN(pending_row_taken_falls_back_to_the_hash);
 	RUN(summary_mode_counts_every_op_and_sends_nothing);
 	RUN(bogus_debug_ops_cannot_fill_the_histogram_map);
 	RUN(a_full_histogram_map_is_counted);
