@@ -12,10 +12,10 @@
 #   gpb.calls=N     ioctls per batch            (default 4000)
 #   gpb.batches=N   batches per run; the first is a warm-up (default 6)
 #   gpb.rounds=N    passes over all tracers     (default 2)
-#   gpb.tracers=a,b subset of: bpftrace bt-hist bt-printf fgraph kphist
-#                   gp-fentry gp-kprobes gp-reduced gp-cpu1 gp-summary
+#   gpb.tracers=a,b subset of: bpftrace bt-hist bt-printf bt-empty fgraph
+#                   kphist gp-fentry gp-kprobes gp-reduced gp-cpu1 gp-summary
 #                   gp-summary-k
-#                   (default: all)
+#                   (default: all but bt-empty, which counts nothing)
 # The loops run on CPU 0 (taskset), every tracer where the scheduler puts
 # it, except gp-cpu1 (fentry, pinned to CPU 1).
 #   gpb.startup=N   extra exec-to-attached samples per tracer (default 0)
@@ -156,6 +156,17 @@ bt_hist_script() { bt_pair_script '@h[IDX] = hist(LAT);'; }
 # per traced call, pid, tid, hook and latency, to a file as
 # gpreempt-trace's events are.
 bt_printf_script() { bt_pair_script 'printf("%d %d IDX %d\n", pid, tid, LAT);'; }
+# bt-empty: the floor of any kprobe tracer, not a tool anyone would run:
+# an empty program on each of the same entries and returns. Whatever a
+# kprobe-based tracer adds on top of it is its own work.
+bt_empty_script() {
+	local h
+	echo 'BEGIN { printf("gpb-ready\n"); }'
+	for h in $HOOKS; do
+		echo "kprobe:${h#*:} { }"
+		echo "kretprobe:${h#*:} { }"
+	done
+}
 stop_btprintf() {
 	kill -INT $TPID
 	wait_gone $TPID 3000
@@ -347,6 +358,7 @@ start() {
 	gp-*) start_gp $1 ;;
 	bt-hist) start_bpftrace bt-hist bt_hist_script ;;
 	bt-printf) start_bpftrace bt-printf bt_printf_script ;;
+	bt-empty) start_bpftrace bt-empty bt_empty_script ;;
 	*) start_$1 ;;
 	esac
 }
@@ -355,6 +367,7 @@ stop() {
 	gp-*) stop_gp $1 ;;
 	bt-hist) stop_bthist ;;
 	bt-printf) stop_btprintf ;;
+	bt-empty) kill -INT $TPID; wait_gone $TPID 600 ;;	# no counts
 	*) stop_$1 ;;
 	esac
 }

@@ -74,7 +74,7 @@ overhead_table() {
 	echo
 	awk '{ add[$1 " " $2] = $4 - $9; madd[$1 " " $2] = $7 - $10 } END {
 		ng = split("gp-fentry gp-kprobes gp-reduced gp-cpu1 gp-summary gp-summary-k", g, " ")
-		nb = split("bpftrace bt-hist bt-printf fgraph kphist", b, " ")
+		nb = split("bpftrace bt-hist bt-printf bt-empty fgraph kphist", b, " ")
 		split("create dbg create-p dbg-p", o, " ")
 		for (i = 1; i <= ng; i++) for (l = 1; l <= 4; l++) {
 			k = g[i] " " o[l]
