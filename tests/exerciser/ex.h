@@ -6,6 +6,7 @@
 #ifndef KFD_EXERCISER_H
 #define KFD_EXERCISER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,7 +73,7 @@ struct ex_stats {
 extern bool ex_quiet;
 extern long ex_iter;		/* current --repeat iteration, -1 if none */
 extern struct ex_stats ex_stats;
-extern volatile int ex_stop;	/* SIGTERM/SIGINT seen: stop after step */
+extern volatile sig_atomic_t ex_stop;	/* SIGTERM/SIGINT seen: stop after step */
 
 void sig_setup(void);
 void sig_drain(void);

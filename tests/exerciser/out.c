@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "ex.h"
+#include "../lib/sigpipe.h"
 
 bool ex_quiet;
 long ex_iter = -1;
 struct ex_stats ex_stats;
-volatile int ex_stop;
+volatile sig_atomic_t ex_stop;
 
-static int sig_pipe[2] = { -1, -1 };
 
 uint64_t now_ns(void)
 {
@@ -196,63 +196,28 @@ int kfd_call(int fd, unsigned long req, void *arg, struct ioc *r,
 	return ret;
 }
 
-static void on_signal(int sig)
-{
-	unsigned char b = sig;
-	int saved = errno;
-
-	if (sig == SIGTERM || sig == SIGINT)
-		ex_stop = 1;
-	if (write(sig_pipe[1], &b, 1) < 0) {
-		/* pipe full: the line is lost, the stop flag is not */
-	}
-	errno = saved;
-}
-
-/*
- * Handlers (not signalfd) so a tracer that re-injects a signal to a
- * ptraced exerciser is seen exactly like a normal delivery. No SA_RESTART:
- * blocking calls come back with EINTR and we print the signal promptly.
- */
 void sig_setup(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGUSR1, SIGUSR2,
-				    SIGCONT };
-	struct sigaction sa;
-	size_t i;
-
-	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC))
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	sigpipe_setup(&ex_stop);
 }
 
 int sig_fd(void)
 {
-	return sig_pipe[0];
+	return sigpipe_fd();
 }
 
 /* Print {"step":"signal","sig":N,"name":"SIGUSR1"} per signal received. */
 void sig_drain(void)
 {
-	unsigned char b[64];
 	struct jl j;
 	char name[32];
-	ssize_t n, i;
+	int sig;
 
-	if (sig_pipe[0] < 0)
-		return;
-	while ((n = read(sig_pipe[0], b, sizeof(b))) > 0) {
-		for (i = 0; i < n; i++) {
-			jl_begin(&j, "signal");
-			jl_int(&j, "sig", b[i]);
-			snprintf(name, sizeof(name), "SIG%s",
-				 sigabbrev_np(b[i]) ?: "?");
-			jl_str(&j, "name", name);
-			jl_end(&j, true);
-		}
+	while ((sig = sigpipe_next())) {
+		jl_begin(&j, "signal");
+		jl_int(&j, "sig", sig);
+		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(sig) ?: "?");
+		jl_str(&j, "name", name);
+		jl_end(&j, true);
 	}
 }

@@ -44,6 +44,8 @@
 
 #include <hsa/hsa.h>
 
+#include "../lib/sigpipe.h"
+
 #define RUNTIME "libhsa-runtime64.so.1"
 
 static struct {
@@ -55,7 +57,6 @@ static struct {
 	__typeof__(hsa_system_get_info) *system_get_info;
 } hsa;
 
-static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t stop;
 static bool stdin_eof;
 
@@ -153,49 +154,13 @@ static hsa_status_t agent_cb(hsa_agent_t agent, void *data)
 	return HSA_STATUS_SUCCESS;
 }
 
-static void on_signal(int sig)
-{
-	unsigned char b = sig;
-	int saved = errno;
-
-	if (sig == SIGTERM || sig == SIGINT)
-		stop = 1;
-	if (write(sig_pipe[1], &b, 1) < 0) {
-		/* pipe full: the line is lost, the stop flag is not */
-	}
-	errno = saved;
-}
-
-/*
- * Set up before hsa_init(): the threads ROCr starts inherit this mask,
- * so a process-directed signal may run the handler on any of them; the
- * self-pipe brings it to the main loop either way.
- */
-static void sig_setup(void)
-{
-	static const int sigs[] = { SIGTERM, SIGINT, SIGUSR1, SIGUSR2,
-				    SIGCONT };
-	struct sigaction sa;
-	size_t i;
-
-	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC))
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
 static void sig_drain(void)
 {
-	unsigned char b[64];
-	ssize_t n, i;
+	int sig;
 
-	while ((n = read(sig_pipe[0], b, sizeof(b))) > 0)
-		for (i = 0; i < n; i++)
-			out("{\"step\":\"signal\",\"sig\":%d,\"name\":\"SIG%s\"}",
-			    b[i], sigabbrev_np(b[i]) ?: "?");
+	while ((sig = sigpipe_next()))
+		out("{\"step\":\"signal\",\"sig\":%d,\"name\":\"SIG%s\"}",
+		    sig, sigabbrev_np(sig) ?: "?");
 }
 
 static void ready(const char *step, const char *file)
@@ -224,7 +189,7 @@ static bool wait_loop(const char *step, long long ms)
 {
 	unsigned long long end = now_ns() + ms * 1000000ull;
 	struct pollfd p[2] = {
-		{ .fd = sig_pipe[0], .events = POLLIN },
+		{ .fd = sigpipe_fd(), .events = POLLIN },
 		{ .fd = -1, .events = POLLIN },
 	};
 	const char *why = "timeout";
@@ -358,7 +323,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	out("{\"step\":\"start\",\"pid\":%d}", getpid());
-	sig_setup();
+	sigpipe_setup(&stop);	/* before hsa_init(): see sigpipe.h */
 	if (!load())
 		return 3;
 	/*

@@ -25,27 +25,7 @@ if ctl_target s1 open runtime-enable ready:/tmp/s1.ready wait:60000; then
 	fi
 
 	n="ctl holding: SIGSTOP stops the target, SIGCONT continues it"
-	kill -STOP "$TPID"
-	i=0
-	st=
-	while [ $i -lt 30 ]; do
-		st=$(ctl_field "$TPID" State)
-		case $st in T|t) break ;; esac
-		i=$((i + 1))
-		sleep 0.1
-	done
-	kill -CONT "$TPID"
-	kill -USR2 "$TPID"
-	case $st in
-	T|t)
-		if ctl_wait_json /tmp/s1.out '.step == "signal" and .sig == 12' 5; then
-			gp_ok "$n"
-		else
-			gp_fail "$n" "no SIGUSR2 line after SIGCONT"
-		fi
-		;;
-	*) gp_fail "$n" "state after SIGSTOP: '$st'" ;;
-	esac
+	ctl_stop_cont_ok "$n" /tmp/s1.out
 
 	n="ctl holding: SIGTERM ends the target, the holder notices"
 	kill -TERM "$TPID"

@@ -13,11 +13,6 @@
 SOCK=/run/gpreempt/ctl.sock
 
 # d_send REQUEST: raw request; reply in /tmp/d.out, $rc its exit code.
-d_send() {
-	gpreempt-ctl daemon --send "$1" > /tmp/d.out 2> /tmp/d.err
-	rc=$?
-}
-
 d_start() { # extra daemon flags
 	rm -f /tmp/daemon.ready
 	gpreempt-ctl daemon --ready /tmp/daemon.ready "$@" \
@@ -82,16 +77,9 @@ if ! ctl_target t1 open runtime-enable ready:/tmp/t1.ready wait:120000; then
 	exit 0
 fi
 
-n="daemon attach: warm session, the daemon is the tracer"
-d_send "attach pid=$TPID"
-if [ $rc -eq 0 ] &&
-   grep -q "^session pid=$TPID runtime=ENABLED queues=0 held=0 held_ns=0 left_ns=0 resume_failures=0$" /tmp/d.out &&
-   [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
-	gp_ok "$n"
-else
-	gp_fail "$n" "rc=$rc tracer=$(ctl_field "$TPID" TracerPid) $(cat /tmp/d.out)"
-	gp_log /tmp/daemon.log
-fi
+d_attach_ok "daemon attach: warm session, the daemon is the tracer" \
+	"^session pid=$TPID runtime=ENABLED queues=0 held=0 held_ns=0 left_ns=0 resume_failures=0$" \
+	/tmp/daemon.log
 
 n="daemon suspend of bogus queue ids: each invalid, exit 10"
 gpreempt-ctl suspend -p "$TPID" -q 7 -q 1234 -g 5 -j > /tmp/s.json 2> /tmp/s.err

@@ -110,26 +110,7 @@ if rocr_target r2; then
 	fi
 
 	n="rocr ctl holding: SIGSTOP stops the ROCr process, SIGCONT continues it"
-	kill -STOP "$TPID"
-	i=0
-	st=
-	while [ $i -lt 30 ]; do
-		st=$(ctl_field "$TPID" State)
-		case $st in T|t) break ;; esac
-		i=$((i + 1))
-		sleep 0.1
-	done
-	kill -CONT "$TPID"
-	kill -USR2 "$TPID"
-	case $st in
-	T|t)
-		if ctl_wait_json /tmp/r2.out '.step == "signal" and .sig == 12' 5; then
-			gp_ok "$n"
-		else
-			gp_fail "$n" "no SIGUSR2 line after SIGCONT"
-		fi ;;
-	*) gp_fail "$n" "state after SIGSTOP: '$st'" ;;
-	esac
+	ctl_stop_cont_ok "$n" /tmp/r2.out
 
 	n="rocr ctl holding: SIGTERM runs hsa_shut_down (RUNTIME_DISABLE answered), ROCr exits 0"
 	kill -TERM "$TPID"

@@ -12,11 +12,6 @@
 
 rocr_present "rocr daemon: real ROCr targets" || exit 0
 
-d_send() {
-	gpreempt-ctl daemon --send "$1" > /tmp/d.out 2> /tmp/d.err
-	rc=$?
-}
-
 rm -f /tmp/rd.ready
 gpreempt-ctl daemon --ready /tmp/rd.ready 2> /tmp/rdaemon.log &
 DPID=$!
@@ -49,16 +44,8 @@ if [ "$GP_KERNEL" != 6.12 ]; then
 	exit 0
 fi
 
-n="rocr daemon attach: warm session, runtime enabled by ROCr, the daemon is the tracer"
-d_send "attach pid=$TPID"
-if [ $rc -eq 0 ] &&
-   grep -q "^session pid=$TPID runtime=ENABLED queues=0 " /tmp/d.out &&
-   [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
-	gp_ok "$n"
-else
-	gp_fail "$n" "rc=$rc tracer=$(ctl_field "$TPID" TracerPid) $(cat /tmp/d.out)"
-	gp_log /tmp/rdaemon.log
-fi
+d_attach_ok "rocr daemon attach: warm session, runtime enabled by ROCr, the daemon is the tracer" \
+	"^session pid=$TPID runtime=ENABLED queues=0 " /tmp/rdaemon.log
 
 n="rocr daemon suspend through the client: every queue (none), ret 0, exit 0"
 gpreempt-ctl suspend -p "$TPID" -j > /tmp/ds.json 2> /tmp/ds.err

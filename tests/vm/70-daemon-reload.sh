@@ -22,11 +22,6 @@ if [ "$GP_KERNEL" != 6.12 ]; then
 fi
 
 CONF=/tmp/gpreempt.conf
-d_send() {
-	gpreempt-ctl daemon --send "$1" > /tmp/r.out 2> /tmp/r.err
-	rc=$?
-}
-
 ip link set lo up 2>/dev/null
 printf '# reload test\nmax-hold 60s\nmetrics 127.0.0.1:9464\n' > $CONF
 rm -f /tmp/r.ready
@@ -46,14 +41,14 @@ fi
 n="reload: the daemon holds the target (max-hold 60s from the file)"
 d_send "suspend pid=$TPID queues=7"
 d_send "status pid=$TPID"
-gp_log /tmp/r.out
-left0=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\).*$/\1/p" /tmp/r.out)
-if grep -q "max_hold_ns=60000000000 " /tmp/r.out && [ -n "$left0" ] &&
+gp_log /tmp/d.out
+left0=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\).*$/\1/p" /tmp/d.out)
+if grep -q "max_hold_ns=60000000000 " /tmp/d.out && [ -n "$left0" ] &&
    [ "$left0" -gt 30000000000 ] &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
 	gp_ok "$n"
 else
-	gp_fail "$n" "rc=$rc $(cat /tmp/r.out /tmp/r.err)"
+	gp_fail "$n" "rc=$rc $(cat /tmp/d.out /tmp/d.err)"
 fi
 
 n="metrics while holding: one session, the suspend and KFD's 'invalid' counted"
@@ -71,17 +66,17 @@ printf 'max-hold 20s\nverbose\nmetrics 127.0.0.1:9464\n' > $CONF
 kill -HUP $DPID
 for _ in $(seq 50); do grep -q "reloaded $CONF" /tmp/r.log && break; sleep 0.1; done
 d_send "status pid=$TPID"
-gp_log /tmp/r.out
-left1=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\).*$/\1/p" /tmp/r.out)
+gp_log /tmp/d.out
+left1=$(sed -n "s/^session pid=$TPID .* left_ns=\([0-9]*\).*$/\1/p" /tmp/d.out)
 if kill -0 $DPID 2>/dev/null &&
    grep -q "reloaded $CONF: --max-hold 20.000 s, verbose; 1 target kept" /tmp/r.log &&
-   grep -q "^daemon pid=$DPID sessions=1 .*max_hold_ns=20000000000 " /tmp/r.out &&
+   grep -q "^daemon pid=$DPID sessions=1 .*max_hold_ns=20000000000 " /tmp/d.out &&
    [ -n "$left1" ] && [ "$left1" -gt 20000000000 ] &&
-   grep -q "^session pid=$TPID .* held=.* held_ns=[1-9]" /tmp/r.out &&
+   grep -q "^session pid=$TPID .* held=.* held_ns=[1-9]" /tmp/d.out &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
 	gp_ok "$n"
 else
-	gp_fail "$n" "left0=$left0 left1=$left1 $(cat /tmp/r.out)"
+	gp_fail "$n" "left0=$left0 left1=$left1 $(cat /tmp/d.out)"
 	gp_log /tmp/r.log
 fi
 
@@ -91,12 +86,12 @@ kill -HUP $DPID
 for _ in $(seq 50); do grep -q "reload refused" /tmp/r.log && break; sleep 0.1; done
 d_send "status pid=$TPID"
 if grep -q "reload refused, running configuration kept: $CONF:3: invalid duration 'soon'" /tmp/r.log &&
-   grep -q "^daemon pid=$DPID sessions=1 .*max_hold_ns=20000000000 " /tmp/r.out &&
-   grep -q "^session pid=$TPID .* held_ns=[1-9]" /tmp/r.out &&
+   grep -q "^daemon pid=$DPID sessions=1 .*max_hold_ns=20000000000 " /tmp/d.out &&
+   grep -q "^session pid=$TPID .* held_ns=[1-9]" /tmp/d.out &&
    [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
 	gp_ok "$n"
 else
-	gp_fail "$n" "$(cat /tmp/r.out)"
+	gp_fail "$n" "$(cat /tmp/d.out)"
 	gp_log /tmp/r.log
 fi
 

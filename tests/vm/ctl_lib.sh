@@ -74,3 +74,48 @@ ctl_no_kfd_in_budget() {
 		gp_fail "$_n" "rc=$_rc after ${_dt} ms $(cat /tmp/k2.err)"
 	fi
 }
+
+# While a holder keeps $TPID (which logs the signals it gets to OUT as
+# {"step":"signal","sig":N}): SIGSTOP stops it, SIGCONT continues it and
+# it then sees SIGUSR2. A ptrace holder must pass both on, not swallow
+# them. Result NAME.
+ctl_stop_cont_ok() { # name out
+	local i=0 st=
+	kill -STOP "$TPID"
+	while [ $i -lt 30 ]; do
+		st=$(ctl_field "$TPID" State)
+		case $st in T|t) break ;; esac
+		i=$((i + 1))
+		sleep 0.1
+	done
+	kill -CONT "$TPID"
+	kill -USR2 "$TPID"
+	case $st in
+	T|t)
+		if ctl_wait_json "$2" '.step == "signal" and .sig == 12' 5; then
+			gp_ok "$1"
+		else
+			gp_fail "$1" "no SIGUSR2 line after SIGCONT"
+		fi ;;
+	*) gp_fail "$1" "state after SIGSTOP: '$st'" ;;
+	esac
+}
+
+# One request to the running daemon: reply in /tmp/d.out, exit code in rc.
+d_send() {
+	gpreempt-ctl daemon --send "$1" > /tmp/d.out 2> /tmp/d.err
+	rc=$?
+}
+
+# attach $TPID through the daemon ($DPID): ok when the reply's session
+# line matches the regex and the daemon is now the target's tracer.
+d_attach_ok() { # name session-regex daemon-log
+	d_send "attach pid=$TPID"
+	if [ $rc -eq 0 ] && grep -q "$2" /tmp/d.out &&
+	   [ "$(ctl_field "$TPID" TracerPid)" = "$DPID" ]; then
+		gp_ok "$1"
+	else
+		gp_fail "$1" "rc=$rc tracer=$(ctl_field "$TPID" TracerPid) $(cat /tmp/d.out)"
+		gp_log "$3"
+	fi
+}
