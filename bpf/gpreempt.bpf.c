@@ -163,16 +163,16 @@ static __always_inline int gp_lean_enter(__u32 op, void *ptr, void *aux,
 	return 0;
 }
 
-/* Fields of an argument struct copied by gp_args (constant offsets). */
+/* Fields of an argument struct copied to the stack in one read. */
 #define GP_A32(w, off) (*(__u32 *)((char *)(w) + (off)))
 #define GP_A64(w, off) (*(__u64 *)((char *)(w) + (off)))
 
 /*
  * CREATE_QUEUE's arguments, read on entry or by the lean return (out:
  * after a success, with what KFD wrote back): one copy of the struct's
- * first 56 bytes, not eight to ten reads (each a helper
- * call; the event-mode entry probe spent 2.1 us in the VM, section 7.1
- * of docs/benchmarks.md).
+ * first 56 bytes, not eight to ten reads, each a helper call (the event
+ * mode entry probe spent 2.1 us in the VM, 0.8 us after this and the
+ * pending rows: docs/benchmarks.md sections 7.1 and 8.1).
  */
 static __always_inline void gp_create_args(struct gp_event *e, void *data,
 					   bool out)

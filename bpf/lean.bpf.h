@@ -2,8 +2,8 @@
 /*
  * Summary mode's pairs ("lean"): when nothing per event goes to user
  * space and no pid filter applies, an entry probe stores only its start
- * time (and what its return must read again) in a task-local slot, and
- * the return probe adds the count and the histogram sample. The full
+ * time (and what its return must read again) in a slot of its thread,
+ * and the return probe adds the count and the histogram sample. The full
  * event is built only when the return changes the queue map (a queue
  * created or destroyed, queues suspended or resumed): rare next to the
  * calls that fail or change nothing.
@@ -12,11 +12,11 @@
  * building an event nobody reads (comm, cgroup, namespace pid, 8 argument
  * reads, a 144-byte hash-map value) and the return 1.5 us on the pending
  * map (bpf_stats, 6.12 guest, 2026-11-23; docs/benchmarks.md section 7).
- * A task-local slot is a cached pointer, not a hash insert and delete,
- * and goes with the task: no cleanup at exit.
+ * A thread's slot is an array element, not a hash insert and delete.
  *
  * Where the slots live: a row of gp_lean_rows (rows.bpf.h), or task
- * storage when another thread holds the row.
+ * storage when another thread holds the row (task storage is a helper
+ * call with its own lock: ~360-500 ns more per pair in the VM).
  *
  * Ops with values that only the entry knows and the queue map needs
  * (eviction/restore: qpd->evicted before), and the instant q_add/q_del,
@@ -71,9 +71,7 @@ struct {
 
 static __always_inline struct gp_lean *gp_lean_row(__u32 tid)
 {
-	__u32 k = tid & (GP_LEAN_ROWS - 1);
-
-	return bpf_map_lookup_elem(&gp_lean_rows, &k);
+	return gp_row_of(&gp_lean_rows, GP_LEAN_ROWS, tid);
 }
 
 /* Entry: the row of tid if it may keep op's slot there, else NULL. */

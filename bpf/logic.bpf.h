@@ -44,9 +44,7 @@ struct {
 
 static __always_inline struct gp_pend_row *gp_pend_row(__u32 tid)
 {
-	__u32 k = tid & (GP_PEND_ROWS - 1);
-
-	return bpf_map_lookup_elem(&gp_pend_rows, &k);
+	return gp_row_of(&gp_pend_rows, GP_PEND_ROWS, tid);
 }
 
 /* Entry side: stash the event so far, for the return of (tid, op). */

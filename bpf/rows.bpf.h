@@ -9,10 +9,11 @@
  * (logic.bpf.h). Nothing is lost that way, only slower.
  *
  * Why: an array lookup is a few inlined instructions; task storage and
- * the hash are helper calls with locks. In the VM, summary mode's create
- * pair spent 666 + 529 ns of BPF with task storage, 268 + 417 ns with a
- * row (bench --only progs, 6.12 guest, 2026-11-23; docs/benchmarks.md
- * section 8). The array is shared by all CPUs, so a thread that sleeps
+ * the hash are helper calls with locks. In the VM (bench --only progs,
+ * 6.12 guest, 2026-11-23; docs/benchmarks.md section 8), summary mode's
+ * create pair spent 666 + 529 ns of BPF with task storage, 251 + 435 ns
+ * with a row; event mode's dbg call 8.4 us with the hash, 6.2 us with
+ * rows (and one read of the ioctl's arguments). The array is shared by all CPUs, so a thread that sleeps
  * in the call or migrates finds its row again.
  */
 #ifndef GP_ROWS_BPF_H
@@ -39,6 +40,14 @@ struct gp_row_hdr {
 			 * clang's 32-bit cmpxchg needs -mcpu=v3) */
 	__u64 depth;	/* slots pending in the row */
 };
+
+/* The row of tid in a rows map of n entries (a power of two). */
+static __always_inline void *gp_row_of(void *rows, __u32 n, __u32 tid)
+{
+	__u32 k = tid & (n - 1);
+
+	return bpf_map_lookup_elem(rows, &k);
+}
 
 /*
  * Entry: may tid keep op's slot in this row? Yes if it holds it, or
