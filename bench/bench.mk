@@ -35,7 +35,8 @@ $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) 
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(BENCH_FMT) $(LDFLAGS) $< $(BENCH_FMT_LIB) $(LDLIBS) -lpthread -o $@
 
-# Immediate-path latency: the embeddable probe (libgp), host only.
+# Immediate-path latency: the embeddable probe (libgp); host, and with
+# STATIC=1 into another OUTPUT for the VM (bench/run.sh part imm).
 $(OUTPUT)/imm-lat: bench/imm-lat.c $(LIBGP) | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@

@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Immediate-path latency on the host kernel: from the BPF program's
+ * Immediate-path latency: from the BPF program's
  * timestamp of an event to the moment the embedding consumer's callback
  * runs (user/trace/probe.h, GP_EMIT_IMMEDIATE, waiting in epoll). The
  * events are real: process exits (raw_tp/sched_process_exit) of children
  * given a queue row first, as the loader's sysfs seeding would, at RATE
- * per second (0: back to back). Host only: no kprobes/fentry needed.
+ * per second (0: back to back). On the host (part bpf: no KFD, only
+ * the exit program attaches) and in the VM (part imm, built static:
+ * every KFD hook of the guest's kernel attached too, as in the daemon).
  *
- *   imm-lat [-n EVENTS] [-r RATE]
+ *   imm-lat [-n EVENTS] [-r RATE] [-f PRIO] [-B]
+ * -f: run as SCHED_FIFO PRIO (what a daemon that must act within 1 ms
+ * would do; the VM's busybox has no chrt). -B: the baseline, no BPF: the
+ * child writes its timestamp to a pipe the consumer polls, just before
+ * it exits.
  * prints "imm RATE N P50_NS P99_NS MAX_NS MISSED" (MISSED: no event
  * within 1 s). Needs root.
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,64 +65,107 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
+/*
+ * One child exit: the latency of its exit event (probe), or with no
+ * probe of a pipe write the child makes just before it exits (-B: the
+ * same wakeup of a consumer asleep in poll, without BPF or the ring
+ * buffer). 0: nothing within 1 s.
+ */
+static __u64 one(struct gp_probe *p)
 {
-	struct gp_probe_opts o = { .emit = GP_EMIT_IMMEDIATE, .no_seed = true,
-				   .on_event = on_event };
-	int n = 200, rate = 100, opt, missed = 0, k = 0;
-	struct gp_probe_err err;
-	struct gp_probe *p;
-	__u64 *v;
+	struct gp_queue_key key = { .gpu_id = 1 };
+	struct gp_queue_val val = { .origin = GP_ORIGIN_SYSFS };
+	int go[2], res[2] = { -1, -1 };
+	__u64 until, t;
+	pid_t pid;
+	char c;
 
-	while ((opt = getopt(argc, argv, "n:r:")) != -1) {
-		if (opt == 'n')
-			n = atoi(optarg);
-		else if (opt == 'r')
-			rate = atoi(optarg);
-		else
-			return 2;
+	if (pipe(go) || (!p && pipe(res)))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) < 0)
+			_exit(1);
+		t = boot_ns();
+		_exit(!p && write(res[1], &t, sizeof(t)) != sizeof(t));
 	}
-	if (n < 1 || rate < 0)
-		return 2;
-	libbpf_set_print(quiet);
-	if (gp_probe_open(&o, &p, &err)) {
-		fprintf(stderr, "imm-lat: %s\n", err.msg);
-		return 1;
-	}
-	v = calloc(n, sizeof(*v));
-	for (int i = 0; i < n && v; i++) {
-		struct gp_queue_key key = { .gpu_id = 1 };
-		struct gp_queue_val val = { .origin = GP_ORIGIN_SYSFS };
-		__u64 t0 = boot_ns(), until;
-		int fds[2];
-		pid_t pid;
-		char c;
-
-		if (pipe(fds))
-			break;
-		pid = fork();
-		if (pid == 0) {
-			close(fds[1]);
-			_exit(read(fds[0], &c, 1) < 0);
-		}
-		close(fds[0]);
+	close(go[0]);
+	got = 0;
+	if (p) {
 		key.pid = want_pid = pid;
-		got = 0;
 		bpf_map_update_elem(gp_probe_queues_fd(p), &key, &val, BPF_ANY);
 		gp_queues_index(gp_probe_queues_fd(p),
 				bpf_object__find_map_fd_by_name(
 					gp_probe_object(p), "gp_owners"),
 				bpf_object__find_map_fd_by_name(
 					gp_probe_object(p), "gp_qidx"));
-		if (write(fds[1], "x", 1) != 1)
-			break;
-		close(fds[1]);
-		until = boot_ns() + 1000000000ULL;
+	} else {
+		close(res[1]);
+	}
+	if (write(go[1], "x", 1) != 1)
+		got = -1;
+	close(go[1]);
+	until = boot_ns() + 1000000000ULL;
+	if (p) {
 		while (!got && boot_ns() < until)
 			gp_probe_poll(p, 1000);	/* woken by the event */
-		waitpid(pid, NULL, 0);
-		if (got)
-			v[k++] = lat_ns;
+	} else {
+		struct pollfd pf = { .fd = res[0], .events = POLLIN };
+
+		if (!got && poll(&pf, 1, 1000) == 1 &&
+		    read(res[0], &t, sizeof(t)) == sizeof(t)) {
+			lat_ns = boot_ns() - t;
+			got = 1;
+		}
+		close(res[0]);
+	}
+	waitpid(pid, NULL, 0);
+	return got == 1 ? (lat_ns ? lat_ns : 1) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gp_probe_opts o = { .emit = GP_EMIT_IMMEDIATE, .no_seed = true,
+				   .on_event = on_event };
+	int n = 200, rate = 100, opt, missed = 0, k = 0;
+	struct gp_probe_err err;
+	struct gp_probe *p = NULL;
+	bool baseline = false;
+	__u64 *v;
+
+	while ((opt = getopt(argc, argv, "n:r:f:B")) != -1) {
+		if (opt == 'n') {
+			n = atoi(optarg);
+		} else if (opt == 'r') {
+			rate = atoi(optarg);
+		} else if (opt == 'B') {
+			baseline = true;
+		} else if (opt == 'f') {
+			struct sched_param sp = { .sched_priority = atoi(optarg) };
+
+			if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+				fprintf(stderr, "imm-lat: SCHED_FIFO %s: %s\n",
+					optarg, strerror(errno));
+				return 1;
+			}
+		} else {
+			return 2;
+		}
+	}
+	if (n < 1 || rate < 0)
+		return 2;
+	libbpf_set_print(quiet);
+	if (!baseline && gp_probe_open(&o, &p, &err)) {
+		fprintf(stderr, "imm-lat: %s\n", err.msg);
+		return 1;
+	}
+	v = calloc(n, sizeof(*v));
+	for (int i = 0; i < n && v; i++) {
+		__u64 t0 = boot_ns(), lat = one(p);
+
+		if (lat)
+			v[k++] = lat;
 		else
 			missed++;
 		if (rate) {
@@ -131,6 +183,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)v[k - 1], missed);
 	}
 	free(v);
-	gp_probe_close(p);
+	if (p)
+		gp_probe_close(p);
 	return k ? 0 : 1;
 }

@@ -2,6 +2,24 @@
 # Summary tables of bench/run.sh, from the raw output in $OUT: sourced by
 # run.sh (uses its OUT, slot, pct and stats), not run on its own.
 
+# "imm SCHED RATE N P50_NS P99_NS MAX_NS MISSED" lines of RAW as a table.
+imm_rows() { # raw where
+	echo
+	echo "Immediate path ($2): BPF timestamp of a real exit event -> the embedded"
+	echo "consumer's callback (user/trace/probe.h, epoll), us; rate 0 = back to back;"
+	echo "/pipe: the baseline, a pipe write just before the exit, no BPF"
+	printf '%-10s %6s %6s %9s %9s %9s %7s\n' sched rate n p50 p99 max missed
+	awk '$1 == "imm" { printf "%-10s %6d %6d %9.1f %9.1f %9.1f %7d\n", $2, $3, $4, $5 / 1000, $6 / 1000, $7 / 1000, $8 }' "$1"
+}
+
+# The same in the VM, every KFD hook attached (part imm).
+imm_table() {
+	local raw=$OUT/imm.raw
+	[ -s "$raw" ] && grep -q '^BENCH imm ' "$raw" || return 0
+	sed -n 's/^BENCH imm /imm /p' "$raw" > "$OUT/imm.tsv"
+	imm_rows "$OUT/imm.tsv" "VM $slot, TCG, all KFD hooks attached"
+}
+
 bpf_table() {
 	local raw=$OUT/bpf.raw
 	[ -s "$raw" ] || return 0
@@ -11,11 +29,7 @@ bpf_table() {
 	printf '%-18s %6s %8s %15s %8s %7s\n' program chunks median "[p25-p75]" net events
 	awk '$1 == "cost" { printf "%-18s %6d %8d %7d-%-7d %8d %7d\n", $2, $3, $4, $5, $6, $7, $8 }' "$raw"
 	grep -q '^imm ' "$raw" || return 0
-	echo
-	echo "Immediate path (host): BPF timestamp of a real exit event -> the embedded"
-	echo "consumer's callback (user/trace/probe.h, epoll), us; rate 0 = back to back"
-	printf '%-6s %6s %6s %9s %9s %9s %7s\n' sched rate n p50 p99 max missed
-	awk '$1 == "imm" { printf "%-6s %6d %6d %9.1f %9.1f %9.1f %7d\n", $2, $3, $4, $5 / 1000, $6 / 1000, $7 / 1000, $8 }' "$raw"
+	imm_rows "$raw" "host"
 	echo
 	echo "Ring buffer, producer CPU 0 -> consumer CPU 1, events/s; the rate rises"
 	echo "until every trial at a rate lost events. count: the consumer only counts;"

@@ -13,6 +13,9 @@
 #       progs     BPF run time per program of gpreempt-trace (summary
 #                 fentry/kprobes, events) per traced call in the VM
 #                 (bench/progstats: the kernel's BPF_ENABLE_STATS)
+#       imm       immediate path in the VM: a real exit event's BPF
+#                 timestamp -> the embedding consumer's callback, with
+#                 every KFD hook attached (bench/imm-lat, static)
 #       bpf       per-event BPF cost (BPF_PROG_TEST_RUN) and ring-buffer
 #                 throughput on the host kernel
 #       ctl       suspend request -> SUSPEND ioctl entry in the VM, for a
@@ -52,11 +55,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#parts[@]} -gt 0 ] || parts=(overhead progs bpf ctl arbiter)
+[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl arbiter)
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|progs|bpf|ctl|arbiter) ;;
-	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, bpf, ctl, arbiter)" >&2; exit 2 ;;
+	overhead|progs|imm|bpf|ctl|arbiter) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, arbiter)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$OUT"
@@ -158,6 +161,20 @@ vm_boot() { # part...
 				append="$append gpb.n=${BENCH_CTL_N:-1000} gpb.oneshot=${BENCH_ONESHOT:-1000}"
 			fi ;;
 		arbiter) append="$append gpb.arbn=10 gpb.ks=1,4" ;;
+		imm)
+			# the embeddable probe, static for the guest
+			if make -s -f bench/bench.mk STATIC=1 OUTPUT="$OUT/vmbuild" \
+				"$OUT/vmbuild/imm-lat" > "$OUT/vmbuild.log" 2>&1; then
+				bins="$bins $OUT/vmbuild/imm-lat"
+			else
+				cat "$OUT/vmbuild.log" >&2
+				tap fail "imm: static imm-lat built" "see above"
+			fi
+			if [ $quick = 1 ]; then
+				append="$append gpb.immn=20"
+			else
+				append="$append gpb.immn=${BENCH_IMM:-1000}"
+			fi ;;
 		progs)
 			if [ $quick = 1 ]; then
 				append="$append gpb.progcalls=200"
@@ -186,6 +203,7 @@ vm_boot() { # part...
 		ctl)
 			[ $quick = 1 ] && ctl_check "$OUT/ctl.raw" ;;
 		arbiter) arbiter_check "$OUT/arbiter.raw" ;;
+		imm) [ $quick = 1 ] && imm_check "$OUT/imm.raw" ;;
 		progs)
 			if [ $quick = 1 ]; then progs_check "$OUT/progs.raw"
 			else progs_table; fi ;;
@@ -342,7 +360,21 @@ imm_part() { # raw
 		fi
 		"$@" "$OUT/build/imm-lat" -n $n100 -r 100 | sed "s/^imm /imm $sched /" >> "$raw"
 		"$@" "$OUT/build/imm-lat" -n $nmax -r 0 | sed "s/^imm /imm $sched /" >> "$raw"
+		# the baseline: the same wakeup by a pipe write, no BPF
+		"$@" "$OUT/build/imm-lat" -B -n $n100 -r 100 | sed "s|^imm |imm $sched/pipe |" >> "$raw"
 	done
+}
+
+# The immediate path in the VM: every run delivered its exit events.
+imm_check() { # raw
+	local raw=$1 n
+	n=$(awk '$1 == "BENCH" && $2 == "imm" && $5 > 0 { c += $5 } END { print c + 0 }' "$raw")
+	if [ "$n" -gt 0 ] && ! grep -q '^BENCH skip imm other' "$raw"; then
+		tap ok "imm: immediate path delivered $n exit events in the VM"
+	else
+		tap fail "imm: immediate path delivered events in the VM" \
+			"$(grep '^BENCH \(imm\|skip imm\)' "$raw" | tr '\n' ';')"
+	fi
 }
 
 bpf_check() { # raw
@@ -433,6 +465,7 @@ if [ $report = 1 ]; then
 	overhead_table
 	progs_table
 	bpf_table
+	imm_table
 	ctl_table
 	exit 0
 fi
@@ -442,7 +475,7 @@ machine
 vm_parts=()
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|progs) vm_parts+=("$p") ;;
+	overhead|progs|imm) vm_parts+=("$p") ;;
 	ctl) vm_parts+=("$p"); ctl_host ;;
 	bpf) bpf_part ;;
 	arbiter) [ $quick = 1 ] && vm_parts+=("$p") ;;
@@ -458,6 +491,7 @@ else
 	sed 's/^/  /' "$OUT/machine.txt"
 	overhead_table
 	bpf_table
+	imm_table
 	ctl_table
 	if [[ " ${parts[*]} " == *" arbiter "* ]]; then
 		echo
