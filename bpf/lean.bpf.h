@@ -62,12 +62,7 @@ struct {
  */
 #define GP_LEAN_ROWS 512
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, GP_LEAN_ROWS);
-	__type(key, __u32);
-	__type(value, struct gp_lean);
-} gp_lean_rows SEC(".maps");
+GP_ROWS_MAP(gp_lean_rows, struct gp_lean, GP_LEAN_ROWS);
 
 static __always_inline struct gp_lean *gp_lean_row(__u32 tid)
 {

@@ -35,12 +35,7 @@ struct gp_pend_row {
 	struct gp_pending p[GP_ROW_SLOTS];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, GP_PEND_ROWS);
-	__type(key, __u32);
-	__type(value, struct gp_pend_row);
-} gp_pend_rows SEC(".maps");
+GP_ROWS_MAP(gp_pend_rows, struct gp_pend_row, GP_PEND_ROWS);
 
 static __always_inline struct gp_pend_row *gp_pend_row(__u32 tid)
 {

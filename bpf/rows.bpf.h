@@ -41,6 +41,15 @@ struct gp_row_hdr {
 	__u64 depth;	/* slots pending in the row */
 };
 
+/* A rows map: n rows (a power of two) of vtype, header first. */
+#define GP_ROWS_MAP(name, vtype, n)					\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_ARRAY);				\
+	__uint(max_entries, n);						\
+	__type(key, __u32);						\
+	__type(value, vtype);						\
+} name SEC(".maps")
+
 /* The row of tid in a rows map of n entries (a power of two). */
 static __always_inline void *gp_row_of(void *rows, __u32 n, __u32 tid)
 {
