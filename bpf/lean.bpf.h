@@ -39,11 +39,10 @@ struct gp_lean_slot {
 	__u64 ptr;		/* ioctl args; suspend/resume: the id array */
 	__u64 aux;		/* suspend/resume: struct kfd_process * */
 	__u32 arg;		/* debug op; suspend/resume: num_queues */
-	__u32 pending;		/* entry seen, return not yet */
 };
 
 struct gp_lean {
-	struct gp_row_hdr h;	/* a row's; unused in task storage */
+	struct gp_row_hdr h;	/* owner: a row's only; pending: both */
 	struct gp_lean_slot s[GP_OP_MAX];
 	__u64 phase_ns[2][GP_PHASE_MAX];	/* [0] suspend, [1] resume */
 };
@@ -88,7 +87,7 @@ static __always_inline struct gp_lean *gp_lean_row_return(__u32 tid,
 	l = gp_lean_row(tid);
 	if (!l || !gp_row_held(&l->h, tid))
 		return NULL;
-	return l->s[op].pending ? l : NULL;
+	return gp_row_pending(&l->h, op) ? l : NULL;
 }
 
 /*
@@ -98,19 +97,7 @@ static __always_inline struct gp_lean *gp_lean_row_return(__u32 tid,
 static __always_inline void gp_lean_row_put(struct gp_lean *l, __u32 tid)
 {
 	if (l)
-		gp_row_pop(&l->h, tid);
-}
-
-/* Thread exit: its row, if it holds one, with whatever was left there. */
-static __always_inline void gp_lean_row_exit(__u32 tid)
-{
-	struct gp_lean *l = gp_lean_row(tid);
-
-	if (!gp_row_held(l ? &l->h : NULL, tid))
-		return;
-	for (int op = 0; op < GP_OP_MAX; op++)
-		l->s[op].pending = 0;
-	gp_row_drop(&l->h, tid);
+		gp_row_put(&l->h, tid);
 }
 
 /* The ops that take the lean path in summary mode. */
@@ -154,9 +141,8 @@ static __always_inline void gp_lean_begin(struct gp_lean *l, __u32 op,
 	if (op >= GP_OP_MAX)
 		return;
 	s = &l->s[op];
-	gp_row_push(&l->h, !s->pending);	/* else a return was missed */
+	gp_row_mark(&l->h, op);
 	s->start_ns = now;
-	s->pending = 1;
 	s->ptr = ptr;
 	s->aux = aux;
 	s->arg = arg;
@@ -173,9 +159,9 @@ static __always_inline void gp_lean_charge(struct gp_lean *l, __u32 op,
 
 	if (ph < 0 || ph >= GP_PHASE_MAX)
 		return;
-	if (l->s[GP_OP_SUSPEND].pending)
+	if (gp_row_pending(&l->h, GP_OP_SUSPEND))
 		l->phase_ns[0][ph] += ns;
-	else if (l->s[GP_OP_RESUME].pending)
+	else if (gp_row_pending(&l->h, GP_OP_RESUME))
 		l->phase_ns[1][ph] += ns;
 }
 
@@ -193,11 +179,11 @@ gp_lean_end(struct gp_lean *l, __u32 op, long ret, __u64 now)
 
 	if (op >= GP_OP_MAX)
 		return NULL;
-	s = &l->s[op];
-	if (!s->pending)
+	if (!gp_row_pending(&l->h, op))
 		return NULL;
+	s = &l->s[op];
 	ns = now > s->start_ns ? now - s->start_ns : 0;
-	s->pending = 0;
+	gp_row_unmark(&l->h, op);
 	gp_count_op(op, ret);
 	gp_hist_add(op, op == GP_OP_DBG_TRAP ? gp_dbg_sub(s->arg) : 0, ns);
 	gp_lean_charge(l, op, ns);

@@ -26,7 +26,7 @@
 /*
  * Pending pairs live in a row of gp_pend_rows (rows.bpf.h) or, when
  * another thread holds the row, in the gp_pending hash, keyed by
- * (tid, op). 128 rows of 16 slots of 152 bytes: 306 KiB.
+ * (tid, op). 128 rows of 16 slots of 144 bytes: 290 KiB.
  */
 #define GP_PEND_ROWS 128
 
@@ -53,10 +53,8 @@ gp_begin(const struct gp_event *e, __u64 ptr, __u64 now)
 	__u32 op = e->op;
 
 	if (op < GP_OP_MAX && r && gp_row_hold(&r->h, e->tid, op)) {
+		gp_row_mark(&r->h, op);
 		p = &r->p[gp_row_slot(op)];
-		gp_row_push(&r->h, !p->pending);  /* else a return was missed */
-		p->in_row = 1;
-		p->pending = 1;
 	} else {
 		if (bpf_map_update_elem(&gp_pending, &k, &zero, BPF_ANY))
 			return NULL;
@@ -70,35 +68,45 @@ gp_begin(const struct gp_event *e, __u64 ptr, __u64 now)
 	return p;
 }
 
+/* The row of tid if it holds it and op is pending there, else NULL. */
+static __always_inline struct gp_pend_row *gp_pend_row_of(__u32 tid,
+							  __u32 op)
+{
+	struct gp_pend_row *r = gp_pend_row(tid);
+
+	if (op >= GP_OP_MAX || !r || !gp_row_held(&r->h, tid) ||
+	    !gp_row_pending(&r->h, op))
+		return NULL;
+	return r;
+}
+
+/* A pending pair: its row's slot first (what gp_begin prefers). */
 static __always_inline struct gp_pending *gp_pending_get(__u32 tid, __u32 op)
 {
 	struct gp_pending_key k = { .tid = tid, .op = op };
-	struct gp_pend_row *r;
+	struct gp_pend_row *r = gp_pend_row_of(tid, op);
 
-	if (op < GP_OP_MAX) {
-		r = gp_pend_row(tid);
-		if (r && gp_row_held(&r->h, tid) &&
-		    r->p[gp_row_slot(op)].pending)
-			return &r->p[gp_row_slot(op)];
-	}
+	if (r)
+		return &r->p[gp_row_slot(op)];
 	return bpf_map_lookup_elem(&gp_pending, &k);
 }
 
-/* The return is done with p: its row slot frees, or its hash entry goes. */
-static __always_inline void gp_pending_put(struct gp_pending *p, __u32 tid,
-					   __u32 op)
+/*
+ * The return is done with (tid, op)'s pair: its row slot frees (the row
+ * too when nothing is left), or else its hash entry goes; the same order
+ * as gp_pending_get, so it is the pair that was returned.
+ */
+static __always_inline void gp_pending_put(__u32 tid, __u32 op)
 {
 	struct gp_pending_key k = { .tid = tid, .op = op };
-	struct gp_pend_row *r;
+	struct gp_pend_row *r = gp_pend_row_of(tid, op);
 
-	if (!p->in_row) {
+	if (!r) {
 		bpf_map_delete_elem(&gp_pending, &k);
 		return;
 	}
-	p->pending = 0;
-	r = gp_pend_row(tid);
-	if (r)
-		gp_row_pop(&r->h, tid);
+	gp_row_unmark(&r->h, op);
+	gp_row_put(&r->h, tid);
 }
 
 static __always_inline __u32 gp_hist_sub(const struct gp_event *e)
@@ -145,7 +153,7 @@ static __always_inline void gp_finish(struct gp_pending *p, __u32 tid,
 		gp_phase_hists(e);
 		gp_emit(e);
 	}
-	gp_pending_put(p, tid, op);
+	gp_pending_put(tid, op);
 }
 
 /* Instant events (kfd_procfs_add_queue/del_queue): no duration. */
@@ -160,18 +168,6 @@ static __always_inline void gp_instant(struct gp_event *e, __u64 now)
 	gp_emit(e);
 }
 
-/* Thread exit: its row of pending pairs, if it holds one. */
-static __always_inline void gp_pend_row_exit(__u32 tid)
-{
-	struct gp_pend_row *r = gp_pend_row(tid);
-
-	if (!gp_row_held(r ? &r->h : NULL, tid))
-		return;
-	for (int op = 0; op < GP_ROW_SLOTS; op++)
-		r->p[op].pending = 0;
-	gp_row_drop(&r->h, tid);
-}
-
 /*
  * A thread exits: its unfinished pairs go. The group leader's exit also
  * drops the process's rows; one GP_OP_EXIT event says how many.
@@ -180,7 +176,9 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 					 const char *comm, __u64 now)
 {
 	struct gp_pending_key pk = { .tid = tid };
+	struct gp_pend_row *pr;
 	struct gp_event e = {};
+	struct gp_lean *lr;
 	struct gp_walk w;
 
 	/*
@@ -202,9 +200,13 @@ static __always_inline void gp_task_exit(__u32 pid, __u32 tid,
 		if (bpf_map_lookup_elem(&gp_pending, &pk))
 			bpf_map_delete_elem(&gp_pending, &pk);
 	}
-	gp_pend_row_exit(tid);	/* a row whose return never came */
-	if (GP_LEAN)
-		gp_lean_row_exit(tid);
+	/* rows whose return never came */
+	pr = gp_pend_row(tid);
+	if (pr)
+		gp_row_drop(&pr->h, tid);
+	lr = GP_LEAN ? gp_lean_row(tid) : NULL;
+	if (lr)
+		gp_row_drop(&lr->h, tid);
 	if (pid != tid || !bpf_map_lookup_elem(&gp_owners, &pid))
 		return;
 	gp_walk_init(&w, pid, GP_ANY_GPU, GP_WALK_DELETE, now);

@@ -59,8 +59,6 @@ struct gp_pending {
 				 * (the ioctl's args, the qpd; for
 				 * suspend/resume the caller's user array
 				 * of ev.susp.num_queues ids, 0 for all) */
-	__u32 in_row;		/* in a gp_pend_rows row, not the hash */
-	__u32 pending;		/* a row's slot: entry seen, no return yet */
 	struct gp_event ev;
 };
 

@@ -13,8 +13,9 @@
  * 6.12 guest, 2026-11-23; docs/benchmarks.md section 8), summary mode's
  * create pair spent 666 + 529 ns of BPF with task storage, 251 + 435 ns
  * with a row; event mode's dbg call 8.4 us with the hash, 6.2 us with
- * rows (and one read of the ioctl's arguments). The array is shared by all CPUs, so a thread that sleeps
- * in the call or migrates finds its row again.
+ * rows (and one read of the ioctl's arguments). The array is shared by
+ * all CPUs, so a thread that sleeps in the call or migrates finds its
+ * row again.
  */
 #ifndef GP_ROWS_BPF_H
 #define GP_ROWS_BPF_H
@@ -34,11 +35,12 @@ static __always_inline __u32 gp_row_slot(__u32 op)
 	return op & (GP_ROW_SLOTS - 1);
 }
 
-/* At offset 0 of every row (tests read owner and depth from there). */
+/* At offset 0 of every row (tests read owner and pending from there). */
 struct gp_row_hdr {
 	__u64 owner;	/* the tid holding the row, 0 when free (64 bits:
 			 * clang's 32-bit cmpxchg needs -mcpu=v3) */
-	__u64 depth;	/* slots pending in the row */
+	__u64 pending;	/* bit op: op's slot is pending (entry seen, no
+			 * return yet); the row is free again at 0 */
 };
 
 /* A rows map: n rows (a power of two) of vtype, header first. */
@@ -60,9 +62,10 @@ static __always_inline void *gp_row_of(void *rows, __u32 n, __u32 tid)
 
 /*
  * Entry: may tid keep op's slot in this row? Yes if it holds it, or
- * claims it now. A hardware step (unmap, fence, MES) only uses a row its
- * thread already holds: its time goes to the suspend/resume around it,
- * which must be in the same place (the fallback if not in a row).
+ * claims it now (a free row has nothing pending). A hardware step
+ * (unmap, fence, MES) only uses a row its thread already holds: its time
+ * goes to the suspend/resume around it, which must be in the same place
+ * (the fallback if not in a row).
  */
 static __always_inline bool gp_row_hold(struct gp_row_hdr *h, __u32 tid,
 					__u32 op)
@@ -73,10 +76,7 @@ static __always_inline bool gp_row_hold(struct gp_row_hdr *h, __u32 tid,
 		return true;
 	if (gp_phase_of(op) >= 0)
 		return false;
-	if (__sync_val_compare_and_swap(&h->owner, 0, (__u64)tid) != 0)
-		return false;
-	h->depth = 0;
-	return true;
+	return __sync_val_compare_and_swap(&h->owner, 0, (__u64)tid) == 0;
 }
 
 static __always_inline bool gp_row_held(struct gp_row_hdr *h, __u32 tid)
@@ -84,30 +84,38 @@ static __always_inline bool gp_row_held(struct gp_row_hdr *h, __u32 tid)
 	return h && tid && h->owner == tid;
 }
 
-/* A slot of the row became pending (fresh: not reused after a miss). */
-static __always_inline void gp_row_push(struct gp_row_hdr *h, bool fresh)
+/*
+ * op's pending bit. Only the holder of a row (or the task owning the
+ * task storage the header is in) writes it: no atomics needed.
+ */
+static __always_inline bool gp_row_pending(struct gp_row_hdr *h, __u32 op)
 {
-	if (fresh)
-		h->depth++;
+	return h->pending & (1ULL << gp_row_slot(op));
 }
 
-/* A slot's return is done with it: the row is free when none is left. */
-static __always_inline void gp_row_pop(struct gp_row_hdr *h, __u32 tid)
+static __always_inline void gp_row_mark(struct gp_row_hdr *h, __u32 op)
 {
-	if (!gp_row_held(h, tid))
-		return;
-	if (h->depth)
-		h->depth--;
-	if (!h->depth)
+	h->pending |= 1ULL << gp_row_slot(op);	/* again after a miss: same */
+}
+
+static __always_inline void gp_row_unmark(struct gp_row_hdr *h, __u32 op)
+{
+	h->pending &= ~(1ULL << gp_row_slot(op));
+}
+
+/* After a return is done with its slot: free the row if nothing is left. */
+static __always_inline void gp_row_put(struct gp_row_hdr *h, __u32 tid)
+{
+	if (gp_row_held(h, tid) && !h->pending)
 		__sync_val_compare_and_swap(&h->owner, (__u64)tid, 0);
 }
 
-/* Thread exit, after the caller cleared the row's pending slots. */
+/* Thread exit: a row it still holds (a return that never came) goes. */
 static __always_inline void gp_row_drop(struct gp_row_hdr *h, __u32 tid)
 {
 	if (!gp_row_held(h, tid))
 		return;
-	h->depth = 0;
+	h->pending = 0;
 	__sync_val_compare_and_swap(&h->owner, (__u64)tid, 0);
 }
 

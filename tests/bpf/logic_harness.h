@@ -178,7 +178,7 @@ static inline int count_keys(struct bpf_map *m, size_t ksz)
 	return n;
 }
 
-/* Pairs pending: the hash's entries plus the rows' (depth, rows.bpf.h). */
+/* Pairs pending: hash entries plus the rows' pending bits (rows.bpf.h). */
 static inline int pending_n(struct logic_test_bpf *s)
 {
 	struct bpf_map *m = s->maps.gp_pend_rows;
@@ -188,7 +188,7 @@ static inline int pending_n(struct logic_test_bpf *s)
 	for (__u32 k = 0; v && k < bpf_map__max_entries(m); k++)
 		if (!bpf_map__lookup_elem(m, &k, sizeof(k), v,
 					  bpf_map__value_size(m), 0))
-			n += v[1];
+			n += __builtin_popcountll(v[1]);
 	free(v);
 	return v ? n : -1;
 }
