@@ -129,7 +129,7 @@ void arbiter_reload(struct daemon *d, const struct arbiter_opts *n)
 		/* Everything it holds goes back, then it stops. */
 		for (i = a->n; i-- > 0;)
 			arb_set_class(d, &a->p[i], GP_CLASS_NONE, false,
-				  "arbiter off (reload)");
+				      "arbiter off (reload)");
 		arbiter_stop(d);
 		*o = *n;
 		o->kfd_proc_dir = dir;
@@ -160,7 +160,8 @@ void arbiter_reload(struct daemon *d, const struct arbiter_opts *n)
 		struct arb_proc *p = &a->p[i];
 		enum gp_pclass cls = reclass(a, p, &conflict);
 
-		moved += arb_set_class(d, p, cls, conflict, "reclassified (reload)");
+		moved += arb_set_class(d, p, cls, conflict,
+				       "reclassified (reload)");
 	}
 	a->next_scan = 0;	/* new offline processes: at once */
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);

@@ -78,14 +78,15 @@ static int open_and_load(struct gp_probe *p, const struct gp_probe_opts *o,
 			o->immediate || o->emit == GP_EMIT_IMMEDIATE ?
 			GP_IMMEDIATE_OPS : 0;
 		/*
-		 * Summary mode without -p (GP_LEAN) keeps its pairs in the
-		 * lean rows, the rest in the pending rows; a mode's unused
-		 * rows shrink to one (~300 KiB each otherwise).
+		 * GP_LEAN (lean.bpf.h), from the rodata just set: summary
+		 * mode without -p keeps its pairs in the lean rows, the rest
+		 * in the pending rows; a mode's unused rows shrink to one
+		 * (~300 KiB each otherwise).
 		 */
-		if (o->npids > 0 || p->skel->rodata->gp_emit_ops)
-			bpf_map__set_max_entries(p->skel->maps.gp_lean_rows, 1);
-		else
-			bpf_map__set_max_entries(p->skel->maps.gp_pend_rows, 1);
+		bpf_map__set_max_entries(p->skel->rodata->gp_emit_ops ||
+					 p->skel->rodata->gp_filter_pids ?
+					 p->skel->maps.gp_lean_rows :
+					 p->skel->maps.gp_pend_rows, 1);
 		gp_attach_prepare(a, p->skel->obj);
 		for (int i = 0; i < gp_nhooks; i++)
 			fentry |= a->plan[i].how == GP_HOW_FENTRY;
