@@ -3,10 +3,15 @@
 #   bpf/<x>.bpf.c  -> $(OUTPUT)/<x>.bpf.o -> $(OUTPUT)/<x>.skel.h
 #   user/<layer>/*.c -> $(OUTPUT)/libgp.a (everything but the two mains)
 #   user/trace/trace.c -> gpreempt-trace, user/ctl/ctl.c -> gpreempt-ctl
-# user/ layers (each points only to the ones before it):
-#   core/    shared: KFD ioctls, debug session, queue table, protocol, util
+# user/ layers (each points only to the ones before it; docs/architecture.md):
+#   base/    no GPU: errors, JSON, /proc, sockets, pidfiles, output options
+#   kfd/     the kernel's ABI: KFD ioctls, topology, queue table, MQD decoding
+#   session/ ptrace and the debug-trap session: hold, suspend, resume
+#   proto/   the daemon's wire protocol: parse, format, reply
+#   metrics/ Prometheus exposition, the HTTP endpoint, log2 histograms
 #   trace/   gpreempt-trace: probes' attach, event output
-#   daemon/  the warm holder daemon (and its policy)
+#   daemon/  the warm holder daemon: sockets, clients, holds, reload
+#   arbiter/ the daemon's arbiter: selectors, detectors, policy, replay
 #   ctl/     gpreempt-ctl: arguments, sub-commands, the daemon's client
 # New sources are picked up by wildcard; the Makefile rarely needs edits.
 #

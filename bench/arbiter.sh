@@ -21,7 +21,7 @@ mkdir -p "$OUT/build"
 CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE"
 make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/arb-lat"
 make -s OUTPUT="$OUT/host" BINDIR="$OUT/host/bin" "$OUT/host/bin/gpreempt-ctl"
-cc $CFLAGS -Iuser/policy bench/qwatch-cost.c user/policy/qwatch.c \
+cc $CFLAGS -Iuser/arbiter bench/qwatch-cost.c user/arbiter/qwatch.c \
 	-o "$OUT/build/qwatch-cost"
 
 echo "# queue watcher: CPU per poll (one process_vm_readv), host"

@@ -16,7 +16,7 @@ OUT=${OUTPUT:-.output}/fuzz
 secs=${1:-${FUZZ_SECONDS:-20}}
 CLANG=${CLANG:-clang}
 bin=$OUT/fuzz_proto
-srcs="tests/fuzz/fuzz_proto.c user/core/proto.c user/core/kfd.c user/core/util.c user/core/err.c user/core/proto_fmt.c user/core/proto_reply.c"
+srcs="tests/fuzz/fuzz_proto.c user/proto/proto.c user/kfd/kfd.c user/base/util.c user/base/err.c user/proto/proto_fmt.c user/proto/proto_reply.c"
 
 echo "1..1"
 mkdir -p "$OUT"
@@ -37,7 +37,8 @@ fi
 # shellcheck disable=SC2086
 if ! "$CLANG" -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Werror \
 	-Wno-unused-parameter -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -Iuser/core $srcs -o "$bin"; then
+	-fno-sanitize-recover=undefined -Iuser/base -Iuser/kfd -Iuser/session \
+	-Iuser/proto $srcs -o "$bin"; then
 	echo "not ok 1 - fuzz proto: the fuzz target does not build"
 	exit 1
 fi
