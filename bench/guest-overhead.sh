@@ -112,17 +112,22 @@ run_loops() { # round tracer
 # --- bpftrace: entry/return kprobes, a per-process call map keyed like the
 # queue map (pid, gpu_id for create), a log2 latency histogram per hook
 # (and per debug-trap op, as gpreempt's gp_hist_key). BEGIN runs after
-# every probe is attached: that line is the ready signal.
+# every probe is attached: that line is the ready signal. END prints only
+# what the counts need and clears the rest, so bpftrace's exit does not
+# print every map (see stop_bt).
 bt_script() {
 	local h i f extra
+	local clr="clear(@calls); clear(@lat); clear(@s);"
 	echo 'BEGIN { printf("gpb-ready\n"); }'
 	for h in $HOOKS; do
 		i=${h%%:*}
 		f=${h#*:}
 		case $f in
 		kfd_ioctl_create_queue)
+			clr="$clr clear(@q);"
 			extra="@q[pid, *(uint32 *)(arg2 + 36)] = count();" ;;
 		kfd_ioctl_set_debug_trap)
+			clr="$clr clear(@dop);"
 			extra="@dop[tid] = *(uint32 *)(arg2 + 4);" ;;
 		*) extra="" ;;
 		esac
@@ -133,15 +138,17 @@ bt_script() {
 			echo "kretprobe:$f /@s[tid, $i]/ { @lat[$i, 0] = hist(nsecs - @s[tid, $i]); delete(@s[tid, $i]); }"
 		fi
 	done
+	echo "END { print(@calls); $clr printf(\"gpb-end\\n\"); }"
 }
 
 # The one-liners a user would type: an entry probe keeps the start time
 # per thread and hook (suspend_queues runs inside the debug-trap ioctl, in
 # the same thread), the return probe does $1 with IDX the hook's index
 # and LAT its latency.
-bt_pair_script() {
+bt_pair_script() { # body [END-body]
 	local h i
 	echo 'BEGIN { printf("gpb-ready\n"); }'
+	echo "END { $2 clear(@s); printf(\"gpb-end\\n\"); }"
 	for h in $HOOKS; do
 		i=${h%%:*}
 		echo "kprobe:${h#*:} { @s[tid, $i] = nsecs; }"
@@ -151,7 +158,7 @@ bt_pair_script() {
 }
 # bt-hist: latency histograms only (what summary mode replaces), one per
 # hook, no map.
-bt_hist_script() { bt_pair_script '@h[IDX] = hist(LAT);'; }
+bt_hist_script() { bt_pair_script '@h[IDX] = hist(LAT);' 'print(@h); clear(@h);'; }
 # bt-printf: a per-call log (what event mode is compared with): one line
 # per traced call, pid, tid, hook and latency, to a file as
 # gpreempt-trace's events are.
@@ -162,14 +169,42 @@ bt_printf_script() { bt_pair_script 'printf("%d %d IDX %d\n", pid, tid, LAT);'; 
 bt_empty_script() {
 	local h
 	echo 'BEGIN { printf("gpb-ready\n"); }'
+	echo 'END { printf("gpb-end\n"); }'
 	for h in $HOOKS; do
 		echo "kprobe:${h#*:} { }"
 		echo "kretprobe:${h#*:} { }"
 	done
 }
-stop_btprintf() {
+# Stop a bpftrace: SIGINT runs END (its last line "gpb-end"), then
+# bpftrace detaches every probe and exits, which under TCG on a loaded host
+# has taken minutes. The counts come from END's output, so the exit is
+# waited for only while bpftrace makes progress (output or CPU time); one
+# that makes none for BT_STUCK s is killed (closing its fds detaches its
+# probes) and said so. A slow baseline tool never fails the run.
+BT_STUCK=60
+stop_bt() { # name
+	local last="" cur idle=0
 	kill -INT $TPID
-	wait_gone $TPID 3000
+	while alive $TPID; do
+		cur="$(wc -c < $W/$1.out) $(cpu_ticks $TPID)"
+		if [ "$cur" = "$last" ]; then
+			idle=$((idle + 1))
+		else
+			idle=0
+			last=$cur
+		fi
+		if [ $idle -ge $BT_STUCK ]; then
+			info "$1: no progress for $BT_STUCK s after SIGINT$(grep -q '^gpb-end' $W/$1.out && echo ', after END'): killed"
+			kill -KILL $TPID
+			wait_gone $TPID 100
+			break
+		fi
+		sleep 1
+	done
+	grep -q '^gpb-end' $W/$1.out || info "$1: exited without running END"
+}
+stop_btprintf() {
+	stop_bt bt-printf
 	# lines "PID TID IDX NS"; bpftrace says "Lost N events" when its
 	# perf buffer overflowed
 	awk 'NF == 4 && $3 == 0 { c++ } NF == 4 && $3 == 7 { d++ }
@@ -188,8 +223,7 @@ start_bpftrace() { # [name script-function]
 	echo "BENCH attach $name $2 $3 $4"
 }
 stop_bthist() {
-	kill -INT $TPID
-	wait_gone $TPID 600
+	stop_bt bt-hist
 	# @h[IDX]: then bucket rows "[lo, hi)   N |@@@   |" (the bar has
 	# blanks: take the number after the bracket)
 	awk '/^@h\[/ { f = $0 }
@@ -202,14 +236,8 @@ stop_bthist() {
 }
 stop_bpftrace() {
 	local c d
-	kill -INT $TPID
-	# bpftrace prints every map on exit; under TCG on a loaded 2-core
-	# host that took over 60 s once (a run read a half-written file and
-	# reported 0 events), so wait up to 5 minutes and say so if it is
-	# still printing.
-	wait_gone $TPID 3000
-	alive $TPID && echo "BENCH info bpftrace still printing its maps after 300 s"
-	# @calls[PID, IDX]: N  -> hits per op
+	stop_bt bpftrace
+	# @calls[PID, IDX]: N  -> hits per op (END prints @calls)
 	c=$(awk -F'[][,: ]+' '/^@calls\[/ && $3 == 0 { n += $4 } END { print n + 0 }' $W/bpftrace.out)
 	d=$(awk -F'[][,: ]+' '/^@calls\[/ && $3 == 7 { n += $4 } END { print n + 0 }' $W/bpftrace.out)
 	echo "BENCH hits bpftrace create $c"
@@ -367,7 +395,7 @@ stop() {
 	gp-*) stop_gp $1 ;;
 	bt-hist) stop_bthist ;;
 	bt-printf) stop_btprintf ;;
-	bt-empty) kill -INT $TPID; wait_gone $TPID 600 ;;	# no counts
+	bt-empty) stop_bt bt-empty ;;	# no counts
 	*) stop_$1 ;;
 	esac
 }

@@ -16,13 +16,26 @@
 # libraries into the guest (benchmarks use it for bpftrace).
 # VM_EXTRA_TESTS=DIR adds DIR/*.sh to the guest tests (the harness's own
 # self-test injects deliberate failures this way).
+#
+# Limits follow progress, not the clock (docs/development.md, "Timeouts"):
+# under TCG on a shared host a healthy guest can take several times its
+# idle time, so no limit here is a total sized on an idle machine.
+# VM_SILENCE=600   end QEMU when neither serial port has written a byte
+#                  for this long (the guest's output is its heartbeat)
+# VM_TEST_SILENCE=300  in the guest, end one test that wrote nothing to
+#                  either port for this long; the next test still runs.
+#                  Below VM_SILENCE, so a stuck test is named, not the boot
+# VM_TIMEOUT=3600  a ceiling per boot, only against a guest that prints
+#                  forever (CI's whole run has 90 minutes)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 CACHE=${GPREEMPT_CACHE:-/var/cache/gpreempt}
 OUT=${VM_OUTPUT:-.output/vm}
-VM_TIMEOUT=${VM_TIMEOUT:-900}
+VM_SILENCE=${VM_SILENCE:-600}
+VM_TEST_SILENCE=${VM_TEST_SILENCE:-300}
+VM_TIMEOUT=${VM_TIMEOUT:-3600}
 kernels=()
 globs=()
 script=tests/vm/demo.sh
@@ -138,6 +151,7 @@ overlay_cpio() { # out
 	install -m 0755 tests/vm/init.sh "$stage/init"
 	cp "$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
 	   "$OUT/kfd-exerciser" "$stage/gp/bin/"
+	install -m 0755 scripts/watchdog.sh "$stage/gp/bin/gp-watchdog.sh"
 	cp tests/vm/*.sh "$stage/gp/tests/vm/"
 	if [ -n "${VM_EXTRA_TESTS:-}" ]; then
 		cp "$VM_EXTRA_TESTS"/*.sh "$stage/gp/tests/vm/"
@@ -152,25 +166,38 @@ overlay_cpio() { # out
 	rm -rf "$stage"
 }
 
-# Boot one kernel; results land in $run/results, the console in $run/console.
+# Boot one kernel; results land in $run/results, the console in
+# $run/console. In demo and run modes the second port's file is streamed
+# to stdout as it grows. QEMU is ended only when both ports stay silent
+# for VM_SILENCE s (scripts/watchdog.sh), or at the VM_TIMEOUT ceiling;
+# why goes to $run/watchdog.
 boot() { # slot run-dir demo(0|1)
-	local slot=$1 run=$2 demo=$3 vmlinuz base
+	local slot=$1 run=$2 demo=$3 vmlinuz base wd
 	vmlinuz=$(scripts/kernels.sh path "$slot" vmlinuz)
 	base=$(base_cpio "$slot")
 	cat "$base" "$run/overlay.cpio" > "$run/initrd.cpio"
 	local tests=${globs[*]:-}
-	local port2=(-serial "file:$run/results")
-	[ "$demo" = 1 ] && port2=(-serial stdio)
+	: > "$run/results"
+	: > "$run/console"
 	# no_timer_check: under a loaded TCG host 6.1 may misjudge the
 	# IO-APIC timer and panic at boot.
 	local append="console=ttyS0 panic=-1 quiet loglevel=3 no_timer_check"
 	append="$append gp.kernel=$slot gp.mode=$mode gp.tests=${tests// /,}"
-	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 2G -smp 2 \
+	append="$append gp.silence=$VM_TEST_SILENCE"
+	scripts/watchdog.sh -s "$VM_SILENCE" -m "$VM_TIMEOUT" \
+		-f "$run/console" -f "$run/results" -- \
+		qemu-system-x86_64 -accel tcg -m 2G -smp 2 \
 		-nodefaults -display none -no-reboot -net none \
-		-serial "file:$run/console" "${port2[@]}" \
+		-serial "file:$run/console" -serial "file:$run/results" \
 		-kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
 		-append "$append ${VM_APPEND:-}" \
-		</dev/null || true
+		</dev/null 2> "$run/watchdog" &
+	wd=$!
+	# tail ends once QEMU's watchdog is gone, after a last read
+	[ "$demo" = 1 ] && tail -n +1 -s 0.2 -f --pid=$wd "$run/results"
+	wait $wd || true
+	[ "$demo" = 1 ] && [ -s "$run/watchdog" ] && sed 's/^/vm.sh: /' "$run/watchdog" >&2
+	return 0
 }
 
 [ "${VM_BUILD:-1}" = 1 ] && build
@@ -207,7 +234,6 @@ for slot in "${kernels[@]}"; do
 	fi
 	start=$(date +%s)
 	boot "$slot" "$run" 0
-	touch "$run/results"
 	# Lines: "GPTEST ok|fail|skip NAME[ # why]", "GPINFO text", "GPTEST-END".
 	while IFS= read -r line; do
 		line=${line%$'\r'}
@@ -219,9 +245,13 @@ for slot in "${kernels[@]}"; do
 		esac
 	done < "$run/results"
 	if ! grep -q '^GPTEST-END' "$run/results"; then
-		tap fail "[$slot] guest finished its tests (kernel did not boot, panicked or timed out after ${VM_TIMEOUT}s)"
+		why=$(grep -o 'watchdog: .*:' "$run/watchdog" | sed 's/^watchdog: //; s/:$//')
+		tap fail "[$slot] guest finished its tests (${why:-kernel did not boot, panicked or powered off early})"
 	fi
 	echo "# [$slot] boot and tests took $(( $(date +%s) - start )) s"
+	if [ -s "$run/watchdog" ]; then
+		sed "s/^/# [$slot] /" "$run/watchdog"
+	fi
 	if [ "$failed" = 1 ] || [ -n "${VM_SHOW_CONSOLE:-}" ]; then
 		echo "# --- [$slot] guest console (last 60 lines) ---"
 		tail -n 60 "$run/console" | sed 's/^/#   /'

@@ -53,3 +53,40 @@ EOS
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"not ok 1 - [6.1] guest finished its tests"* ]]
 }
+
+# The flake the progress limits fix: under load a healthy guest test ran
+# past a fixed total (timeout 240 per test, 900 s per boot) and the run
+# failed without a code change. Here, with a CPU hog on every host core,
+# a test that runs for more than twice the per-test silence limit but
+# keeps printing completes; a silent one is ended after the limit, is
+# named, and the next test still runs.
+@test "under a CPU hog, a slow test that prints completes; a silent one is ended, named, and the next runs" {
+	local hog=() i
+	for i in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		hog+=($!)
+	done
+	cat > "$EXTRA/97-slow.sh" <<'EOS'
+. /gp/tests/vm/lib.sh
+t=$(($(date +%s) + 50))
+while [ "$(date +%s)" -lt $t ]; do echo "slow test still working"; sleep 1; done
+gp_ok "slow test that kept printing completed"
+EOS
+	cat > "$EXTRA/98-silent.sh" <<'EOS'
+sleep 3600
+EOS
+	cat > "$EXTRA/99-after.sh" <<'EOS'
+. /gp/tests/vm/lib.sh
+gp_ok "the test after a stuck one ran"
+EOS
+	VM_TEST_SILENCE=20 VM_EXTRA_TESTS=$EXTRA \
+		run "$TOP/scripts/vm.sh" test -k 6.1 -t '9[789]-*'
+	kill "${hog[@]}"
+	wait "${hog[@]}" 2>/dev/null || true
+	echo "$output"
+	[[ "$output" == *$'\n'"ok 1 - [6.1] slow test that kept printing completed"* ]]
+	[[ "$output" == *"not ok 2 - [6.1] 98-silent: no output for 20 s, ended"* ]]
+	[[ "$output" == *$'\n'"ok 3 - [6.1] the test after a stuck one ran"* ]]
+	[[ "$output" != *"guest finished its tests"* ]]
+	[ "$status" -ne 0 ]
+}
