@@ -15,6 +15,14 @@ setup() {
 teardown() {
 	[ -n "${DPID:-}" ] && kill "$DPID" 2>/dev/null
 	wait 2>/dev/null || true
+	[ -n "${PUB:-}" ] && rm -rf "$PUB"
+	true
+}
+
+# A directory other users can reach (bats's own tmpdir is root's, 0700).
+pubdir() {
+	PUB=$(mktemp -d /tmp/gp-hostile.XXXXXX)
+	chmod 0755 "$PUB"
 }
 
 # Replay of times near 2^64 ns: the policy's deadlines (time plus a window)
@@ -31,4 +39,60 @@ teardown() {
 	run -2 timeout 300 "$CTL" policy --replay "$T/long" \
 		--min-offline-share 50
 	[[ $output == *'long:2: the trace spans more than 4194304 windows'* ]]
+}
+
+# A user of its own for the impostor: the test creates it (useradd -r,
+# no home) and leaves it for the next run.
+impostor_user() {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	id gpimpostor >/dev/null 2>&1 ||
+		useradd -r -M -s /usr/sbin/nologin gpimpostor ||
+		id gpimpostor >/dev/null 2>&1
+}
+
+# An impostor: a non-root user serving a socket that answers "ok" to
+# every line (python3 listens; ready once the file "up" exists).
+impostor_up() { # socket
+	local dir
+	dir=$(dirname "$1")
+	chown gpimpostor "$dir"
+	setpriv --reuid=gpimpostor --regid="$(id -g gpimpostor)" \
+		--clear-groups /usr/bin/python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(8)
+open(sys.argv[2], "w").close()
+while True:
+    c, _ = s.accept()
+    try:
+        c.recv(4096); c.sendall(b"ok\n")
+    except OSError:
+        pass
+    c.close()
+' "$1" "$dir/up" &
+	DPID=$!
+	for _ in $(seq 600); do
+		[ -e "$dir/up" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Item 9's client half: nothing the project ships trusts a server that is
+# not root. Before, `--send "suspend pid=1"` printed the impostor's "ok"
+# and exited 0.
+@test "clients refuse a socket served by a non-root impostor" {
+	impostor_user
+	pubdir
+	impostor_up "$PUB/ctl.sock"
+	run -11 --separate-stderr "$CTL" daemon --socket "$PUB/ctl.sock" \
+		--send "suspend pid=1"
+	[[ $stderr == *"served by uid $(id -u gpimpostor), not root"* ]]
+	[ -z "$output" ]
+	run -11 --separate-stderr "$CTL" status --socket "$PUB/ctl.sock"
+	[[ $stderr == *"not root"* ]] || { echo "$output $stderr"; false; }
+	# notify goes through gp_notify, the library servers embed
+	run -11 --separate-stderr "$CTL" notify busy --pid $$ \
+		--socket "$PUB/ctl.sock"
+	[[ $stderr == *"not served by root"* ]]
 }

@@ -254,11 +254,15 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	/* The same client servers embed (gp_notify.h). */
 	path = p.socket ? p.socket : PROTO_DEFAULT_SOCKET;
 	fd = gp_notify_open(path);
-	if (fd < 0) {
+	if (fd == -EPERM)
+		gp_err_set(&e, GP_EXIT_DAEMON, EPERM, "%s is not served by "
+			   "root: not a gpreempt daemon, or the socket was "
+			   "replaced; nothing was sent", path);
+	else if (fd < 0)
 		ctl_connect_err(path, -fd, PROTO_TIMEOUT_MS, CTL_HINT_ARBITER,
 				&e);
+	if (fd < 0)
 		return ctl_report(&o, &e);
-	}
 	r = gp_notify_send(fd, req, msg, sizeof(msg));
 	if (r) {
 		if (r < 0)
