@@ -96,3 +96,30 @@ while True:
 		--socket "$PUB/ctl.sock"
 	[[ $stderr == *"not served by root"* ]]
 }
+
+daemon_up() { # extra flags
+	"$CTL" daemon -s "$T/d.sock" --ready "$T/ready" "$@" 2> "$T/d.log" &
+	DPID=$!
+	for _ in $(seq 600); do
+		[ -e "$T/ready" ] && return 0
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$T/d.log"
+	return 1
+}
+
+# Item 12: `daemon --send policy` read the arbiter's INFO lines with the
+# session protocol's parser and exited 11 ("malformed reply") on a
+# correct answer.
+@test "daemon --send policy: the arbiter's reply is parsed, exit 0" {
+	daemon_up --offline comm=gp-hostile-nil
+	run -0 --separate-stderr "$CTL" daemon -s "$T/d.sock" --send policy
+	[[ ${lines[0]} == "arbiter state=idle "* ]]
+	[ "${lines[-1]}" = ok ]
+	[ -z "$stderr" ]
+	# a refusal keeps its exit code and wire line
+	run -2 --separate-stderr "$CTL" daemon -s "$T/d.sock" \
+		--send "classify pid=1 class=bogus"
+	[[ $output == "err 2 "* ]]
+}

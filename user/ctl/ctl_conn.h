@@ -49,5 +49,8 @@ int ctl_call(const char *path, const struct proto_req *q,
  * stderr; returns the reply's exit code (11 if unreachable).
  */
 int ctl_send_raw(const char *path, const char *request);
+/* The same for an arbiter verb (arb_proto.h: its INFO lines are not
+ * proto.h's), in ctl_policy.c; -1 when request is not one. */
+int ctl_arb_send_raw(const char *path, const char *request);
 
 #endif
