@@ -123,3 +123,29 @@ daemon_up() { # extra flags
 		--send "classify pid=1 class=bogus"
 	[[ $output == "err 2 "* ]]
 }
+
+# A free loopback port (not a guess that may collide with another run).
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Item 7: 8 idle TCP connections, re-opened as they time out, made every
+# scrape fail (a full server closed newcomers). Now a newcomer takes the
+# slot of the oldest connection still waiting for its request.
+@test "metrics: idle connections holding every slot do not block a scrape" {
+	command -v curl >/dev/null || skip "no curl"
+	local port fds=() fd
+	port=$(free_port)
+	daemon_up --metrics "127.0.0.1:$port"
+	for _ in $(seq 12); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$port"
+		fds+=("$fd")
+	done
+	# all 12 are accepted (or queued) before the scrape comes
+	run -0 "$CTL" daemon -s "$T/d.sock" --send status
+	run -0 curl -sS --max-time 60 -o "$T/body" -w '%{http_code}' \
+		"http://127.0.0.1:$port/metrics"
+	[ "$output" = 200 ]
+	grep -q '^gpreempt_requests_total{op="status"} 1$' "$T/body"
+	for fd in "${fds[@]}"; do exec {fd}>&-; done
+}
