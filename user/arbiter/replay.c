@@ -293,6 +293,16 @@ int gp_replay_run(FILE *in, const char *name, const struct gp_replay_cfg *c,
 				 r->lines, ev.t_ns, last);
 			ret = -EINVAL;
 			goto out;
+		} else if ((ev.t_ns - s->t0) / c->pol.window_ns >
+			   GP_REPLAY_MAX_WINDOWS) {
+			/* the policy ticks once per window while busy */
+			snprintf(err, len, "%s:%" PRIu64 ": the trace spans "
+				 "more than %llu windows of %" PRIu64 " ns: "
+				 "replay a shorter trace or give a longer "
+				 "--window", name, r->lines,
+				 GP_REPLAY_MAX_WINDOWS, c->pol.window_ns);
+			ret = -EINVAL;
+			goto out;
 		}
 		last = ev.t_ns;
 		r->events++;

@@ -9,7 +9,10 @@
  * with '#' are skipped.
  *   {"t_us":1500,"ev":"busy","src":1,"pid":4242}
  *   time   one of "t_ns", "t_us", "t_ms", "ts_boot_ns" (gpreempt-trace's
- *          key): an unsigned integer, never decreasing along the file
+ *          key): an unsigned integer, never decreasing along the file,
+ *          at most GP_REPLAY_MAX_NS (larger times are refused: the
+ *          policy's deadlines, time plus a window, would wrap); a
+ *          trace spans at most GP_REPLAY_MAX_WINDOWS windows
  *   ev     "busy" | "idle"  a notify line of connection src for pid
  *          "close"          connection src went away (its busy ends)
  *          "exit"           online process pid exited (its busy ends)
@@ -38,6 +41,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "policy.h"
+
+#define GP_REPLAY_MAX_NS (1ULL << 62)	/* 146 years of boot time */
+#define GP_REPLAY_MAX_WINDOWS (1ULL << 22) /* 48 days of 1 s windows */
 
 struct gp_replay_cfg {
 	struct gp_policy_cfg pol;

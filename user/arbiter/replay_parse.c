@@ -156,6 +156,12 @@ static int read_time(struct val *k, struct gp_replay_ev *ev, char *err,
 	if (!k[found].is_uint || k[found].n > UINT64_MAX / mul[found])
 		return fail(err, len, "\"%s\" is not an unsigned integer "
 			    "(in range)", key_names[found]);
+	/* The policy adds windows and holds to event times: near 2^64 its
+	 * deadlines wrap below the event and replay never ends. */
+	if (k[found].n * mul[found] > GP_REPLAY_MAX_NS)
+		return fail(err, len, "\"%s\" is past 2^62 ns (146 years): "
+			    "give times relative to the trace's start",
+			    key_names[found]);
 	ev->t_ns = k[found].n * mul[found];
 	return 0;
 }

@@ -46,3 +46,14 @@ int usock_connect_nb(const char *path)
 {
 	return do_connect(path, SOCK_NONBLOCK);
 }
+
+int usock_peer_uid(int fd, unsigned int *uid)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
+		return -errno;
+	*uid = uc.uid;
+	return 0;
+}

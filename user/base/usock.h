@@ -18,5 +18,12 @@ int usock_addr(const char *path, struct sockaddr_un *sa);
  */
 int usock_connect(const char *path);
 int usock_connect_nb(const char *path);
+/*
+ * Who listens on a connected fd (SO_PEERCRED: the credentials the server
+ * had when it called listen()). 0 and *uid, or -errno. Clients refuse a
+ * server that is not root before trusting any reply: anyone who can
+ * replace the socket file could otherwise answer "ok" to a suspend.
+ */
+int usock_peer_uid(int fd, unsigned int *uid);
 
 #endif

@@ -231,6 +231,9 @@ int ctl_cmd_daemon(const struct ctl_args *a)
 		return r;
 	if (o.help)
 		return GP_EXIT_OK;
+	if (o.send && (r = ctl_arb_send_raw(o.socket ? o.socket :
+					    PROTO_DEFAULT_SOCKET, o.send)) >= 0)
+		return r;
 	if (o.send)
 		return ctl_send_raw(o.socket ? o.socket : PROTO_DEFAULT_SOCKET,
 				    o.send);

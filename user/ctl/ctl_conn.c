@@ -25,9 +25,30 @@ int ctl_connect(const char *path, int timeout_ms, const char *hint,
 	while ((fd = usock_connect_nb(path)) == -EAGAIN &&
 	       monotonic_ns() < end)
 		nanosleep(&ts, NULL);
-	if (fd >= 0)
-		return fd;
-	return ctl_connect_err(path, -fd, timeout_ms, hint, e);
+	if (fd < 0)
+		return ctl_connect_err(path, -fd, timeout_ms, hint, e);
+	if (ctl_peer_root(fd, path, e)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int ctl_peer_root(int fd, const char *path, struct gp_err *e)
+{
+	unsigned int uid = 0;
+	int r = usock_peer_uid(fd, &uid);
+
+	if (r)
+		return gp_err_set(e, GP_EXIT_DAEMON, -r, "cannot tell who "
+				  "serves %s: %s", path, strerror(-r));
+	if (uid)
+		return gp_err_set(e, GP_EXIT_DAEMON, EPERM, "%s is served by "
+				  "uid %u, not root: not a gpreempt daemon, "
+				  "or the socket was replaced; nothing was "
+				  "sent (check who owns the socket's "
+				  "directory)", path, uid);
+	return 0;
 }
 
 int ctl_connect_err(const char *path, int err, int timeout_ms,

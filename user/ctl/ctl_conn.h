@@ -23,10 +23,13 @@
  * A connected non-blocking socket to path within timeout_ms, or -1 with
  * e (GP_EXIT_DAEMON, ETIMEDOUT when the daemon accepts nothing, hint when
  * none listens; EACCES and EPERM: GP_EXIT_PRIV; a path too long:
- * GP_EXIT_USAGE).
+ * GP_EXIT_USAGE; a server that is not root: GP_EXIT_DAEMON, EPERM).
  */
 int ctl_connect(const char *path, int timeout_ms, const char *hint,
 		struct gp_err *e);
+/* 0 when root serves fd (SO_PEERCRED), else -1 with e: a reply from
+ * anyone else is never trusted. */
+int ctl_peer_root(int fd, const char *path, struct gp_err *e);
 /* What a failed connect to path (errno err) means, in e; returns -1. */
 int ctl_connect_err(const char *path, int err, int timeout_ms,
 		    const char *hint, struct gp_err *e);
@@ -46,5 +49,8 @@ int ctl_call(const char *path, const struct proto_req *q,
  * stderr; returns the reply's exit code (11 if unreachable).
  */
 int ctl_send_raw(const char *path, const char *request);
+/* The same for an arbiter verb (arb_proto.h: its INFO lines are not
+ * proto.h's), in ctl_policy.c; -1 when request is not one. */
+int ctl_arb_send_raw(const char *path, const char *request);
 
 #endif

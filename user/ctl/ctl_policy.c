@@ -161,7 +161,8 @@ static int parse_sub(const struct ctl_args *a, const struct argp_option *o,
 	return r ? GP_EXIT_USAGE : 0;
 }
 
-/* One request, its INFO lines to on_line, the final line's verdict. */
+/* One request, its INFO lines to on_line, the final line's verdict: 0
+ * "ok", 1 the daemon's "err" (in e), -1 no answer (e says why). */
 static int roundtrip(const char *path, const char *req, struct gp_err *e,
 		     void (*on_line)(void *, const char *), void *ctx)
 {
@@ -196,6 +197,7 @@ static int roundtrip(const char *path, const char *req, struct gp_err *e,
 				sscanf(l + 4, "%d %d %n", &ex, &er, &off);
 				gp_err_set(e, ex ? ex : 1, er, "%s",
 					   off ? l + 4 + off : l);
+				r = 1;
 				goto out;
 			}
 			on_line(ctx, l);
@@ -254,11 +256,15 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	/* The same client servers embed (gp_notify.h). */
 	path = p.socket ? p.socket : PROTO_DEFAULT_SOCKET;
 	fd = gp_notify_open(path);
-	if (fd < 0) {
+	if (fd == -EPERM)
+		gp_err_set(&e, GP_EXIT_DAEMON, EPERM, "%s is not served by "
+			   "root: not a gpreempt daemon, or the socket was "
+			   "replaced; nothing was sent", path);
+	else if (fd < 0)
 		ctl_connect_err(path, -fd, PROTO_TIMEOUT_MS, CTL_HINT_ARBITER,
 				&e);
+	if (fd < 0)
 		return ctl_report(&o, &e);
-	}
 	r = gp_notify_send(fd, req, msg, sizeof(msg));
 	if (r) {
 		if (r < 0)
@@ -341,4 +347,43 @@ int ctl_cmd_policy(const struct ctl_args *a)
 		      &e, pol_line, &pp))
 		return ctl_report(&o, &e);
 	return GP_EXIT_OK;
+}
+
+/* An INFO line printed as it came; ctx counts the malformed ones. */
+static void raw_line(void *ctx, const char *l)
+{
+	static struct arb_kv kv;
+
+	if (arb_kv_parse(l, strlen(l), &kv))
+		++*(int *)ctx;
+	puts(l);
+}
+
+int ctl_arb_send_raw(const char *path, const char *request)
+{
+	char line[PROTO_MAX_REQ];
+	struct arb_req q;
+	struct gp_err e = {};
+	int r, bad = 0;
+
+	/* a malformed arbiter line goes as any other: the daemon judges */
+	if (arb_parse_request(request, strlen(request), &q, &e) != 1)
+		return -1;
+	if (snprintf(line, sizeof(line), "%s\n", request) >= (int)sizeof(line))
+		return -1;
+	r = roundtrip(path, line, &e, raw_line, &bad);
+	if (!r && bad) {
+		r = -1;
+		gp_err_set(&e, GP_EXIT_DAEMON, EPROTO, "malformed reply from "
+			   "the daemon: %d line(s) are not 'KIND key=value "
+			   "...' (is it the same gpreempt version?)", bad);
+	}
+	if (!r)
+		puts("ok");
+	else if (r > 0)
+		printf("err %d %d %s\n", e.exit, e.err, e.msg);
+	fflush(stdout);
+	if (r)
+		fprintf(stderr, "gpreempt-ctl: %s\n", e.msg);
+	return r ? e.exit : GP_EXIT_OK;
 }

@@ -183,6 +183,27 @@ static int request(struct mhttp *h, struct mhttp_conn *c,
 	return 1;
 }
 
+/*
+ * The slot a new connection takes when all are open: the oldest one
+ * still waiting for its request (idle or slow: a scraper sends its
+ * request with the connect), else the oldest of all. A newcomer always
+ * gets in, so connections left open, or re-opened as they time out,
+ * can never shut scrapes out; they only lose their own slots.
+ */
+static int victim(const struct mhttp *h)
+{
+	int best = -1, oldest = 0;
+
+	for (int i = 0; i < h->n; i++) {
+		if (h->c[i].deadline < h->c[oldest].deadline)
+			oldest = i;
+		if (!h->c[i].out.len &&
+		    (best < 0 || h->c[i].deadline < h->c[best].deadline))
+			best = i;
+	}
+	return best >= 0 ? best : oldest;
+}
+
 static void accept_all(struct mhttp *h, uint64_t now)
 {
 	int fd;
@@ -195,13 +216,26 @@ static void accept_all(struct mhttp *h, uint64_t now)
 			return;
 		if (h->n == MHTTP_MAX_CONN) {
 			h->rejected++;
-			close(fd);
-			continue;
+			conn_close(h, victim(h));
 		}
 		h->c[h->n] = (struct mhttp_conn){ .fd = fd,
 			.deadline = now + MHTTP_TIMEOUT_NS };
 		h->n++;
 	}
+}
+
+/* 1 while more is to write, 0 when all is written, -1 on error. */
+static int send_some(struct mhttp_conn *c)
+{
+	ssize_t r = send(c->fd, c->out.p + c->out_off,
+			 c->out.len - c->out_off, MSG_NOSIGNAL);
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return 1;
+	if (r <= 0)
+		return -1;
+	c->out_off += r;
+	return c->out_off < c->out.len;
 }
 
 void mhttp_service(struct mhttp *h, const struct pollfd *p, int n,
@@ -223,11 +257,7 @@ void mhttp_service(struct mhttp *h, const struct pollfd *p, int n,
 			continue;
 		}
 		if (c->out.len && (re & (POLLOUT | POLLHUP))) {
-			r = write(c->fd, c->out.p + c->out_off,
-				  c->out.len - c->out_off);
-			if (r < 0 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			if (r <= 0 || (c->out_off += r) == c->out.len)
+			if (send_some(c) != 1)
 				conn_close(h, i);
 			continue;
 		}
@@ -241,7 +271,13 @@ void mhttp_service(struct mhttp *h, const struct pollfd *p, int n,
 				continue;
 			}
 			c->in_len += r;
-			if (request(h, c, render, ctx) && c->out.oom)
+			if (request(h, c, render, ctx) && c->out.oom) {
+				conn_close(h, i);
+				continue;
+			}
+			/* the reply at once: most fit the socket buffer, and
+			 * a written connection never waits for a slot */
+			if (c->out.len && send_some(c) != 1)
 				conn_close(h, i);
 		}
 	}

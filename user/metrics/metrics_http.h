@@ -5,8 +5,10 @@
  * gpreempt-trace's). It never blocks the loop: every socket is
  * non-blocking, a request is read and the reply written across loop
  * rounds (POLLIN/POLLOUT), at most
- * MHTTP_MAX_CONN connections are open (more are closed at once), and a
- * connection older than MHTTP_TIMEOUT_NS is dropped. One request per
+ * MHTTP_MAX_CONN connections are open (a new one takes the slot of the
+ * oldest still waiting for its request, so idle or slow connections
+ * cannot shut scrapes out), and a connection older than
+ * MHTTP_TIMEOUT_NS is dropped. One request per
  * connection (Connection: close), which is how Prometheus scrapes.
  *
  * Addresses are numeric, with no name lookup (it could block):
@@ -39,7 +41,7 @@ struct mhttp {
 	int lfd;
 	int n;
 	struct mhttp_conn c[MHTTP_MAX_CONN];
-	uint64_t scrapes, rejected;
+	uint64_t scrapes, rejected;	/* rejected: evicted for a newcomer */
 };
 
 /* The body of a GET /metrics: append the exposition to b. */

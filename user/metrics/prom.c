@@ -96,6 +96,62 @@ void prom_sample(struct prom_buf *b, const char *name, const char *labels,
 	append(b, "\n");
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, at most U+10FFFF), 0 if there is none.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * One label value's next character, escaped: \\, \", \n as the format
+ * says; a byte that is not UTF-8 (a comm is any bytes) or a control
+ * character as the text \xNN (its backslash escaped), so the
+ * exposition stays valid UTF-8 for every scrape. Bytes of s consumed.
+ */
+static size_t label_char(const char *s, char *out, size_t *olen)
+{
+	unsigned char c = *s;
+	size_t n = utf8_len((const unsigned char *)s);
+
+	if (c == '\\' || c == '"' || c == '\n') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : c;
+		*olen = 2;
+		return 1;
+	}
+	if (!n || c < 0x20 || c == 0x7f) {
+		*olen = snprintf(out, 8, "\\\\x%02x", c);
+		return 1;
+	}
+	memcpy(out, s, n);
+	*olen = n;
+	return n;
+}
+
 char *prom_labels(char *buf, size_t len, ...)
 {
 	const char *k, *v;
@@ -112,16 +168,14 @@ char *prom_labels(char *buf, size_t len, ...)
 		if (n < 0 || (size_t)n >= len - o)
 			goto full;
 		o += n;
-		for (; v && *v; v++) {
-			const char *esc = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" :
-					  *v == '\n' ? "\\n" : NULL;
-			size_t need = esc ? 2 : 1;
+		while (v && *v) {
+			char out[8];
+			size_t need;
+
+			v += label_char(v, out, &need);
 			if (o + need >= len)
 				goto full;
-			if (esc)
-				memcpy(buf + o, esc, 2);
-			else
-				buf[o] = *v;
+			memcpy(buf + o, out, need);
 			o += need;
 		}
 		if (o + 1 >= len)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* gp_notify: the arbiter's tiny client (gp_notify.h). libc only. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* struct ucred, for a copy built without it */
+#endif
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -14,6 +17,8 @@
 int gp_notify_open(const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct ucred uc;
+	socklen_t ucl = sizeof(uc);
 	int fd;
 
 	if (!path)
@@ -29,6 +34,12 @@ int gp_notify_open(const char *path)
 
 		close(fd);
 		return -err;
+	}
+	/* The server's credentials at listen(): anyone who could replace
+	 * the socket file must not be able to answer "ok" to a busy. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ucl) || uc.uid) {
+		close(fd);
+		return -EPERM;
 	}
 	return fd;
 }
@@ -81,6 +92,7 @@ static int reply(int fd, char *msg, unsigned long len)
 int gp_notify_send(int fd, const char *line, char *msg, unsigned long len)
 {
 	size_t n = strlen(line), off = 0;
+	int r;
 
 	while (off < n) {
 		ssize_t w = send(fd, line + off, n - off, MSG_NOSIGNAL);
@@ -90,7 +102,16 @@ int gp_notify_send(int fd, const char *line, char *msg, unsigned long len)
 		if (w > 0)
 			off += w;
 	}
-	return reply(fd, msg, len);
+	r = reply(fd, msg, len);
+	/*
+	 * No answer in time (or not one we understand): the reply may
+	 * still come, and would be read as the next request's answer.
+	 * End the connection (the daemon ends its busy with it); every
+	 * later call on fd fails until the caller opens a new one.
+	 */
+	if (r == -ETIMEDOUT || r == -EPROTO)
+		shutdown(fd, SHUT_RDWR);
+	return r;
 }
 
 int gp_notify_busy(int fd)

@@ -15,7 +15,10 @@
  * The daemon takes the server's pid from the socket (SO_PEERCRED) and
  * allows root and the pid's own uid (the socket must let it connect:
  * `gpreempt-ctl daemon --group`). Calls block until the daemon answers
- * (it answers busy after the suspend ioctls), at most GP_NOTIFY_TIMEOUT_MS.
+ * (it answers busy after the suspend ioctls), at most GP_NOTIFY_TIMEOUT_MS;
+ * after -ETIMEDOUT (or -EPROTO) the connection is shut down, so a late
+ * reply is never taken for the next answer: close fd and open a new one.
+ * gp_notify_open refuses (-EPERM) a socket whose server is not root.
  */
 #ifndef GP_NOTIFY_H
 #define GP_NOTIFY_H
@@ -27,7 +30,8 @@ extern "C" {
 #define GP_NOTIFY_DEFAULT_SOCKET "/run/gpreempt/ctl.sock"
 #define GP_NOTIFY_TIMEOUT_MS 5000
 
-/* A connected socket (path NULL: the default), or -errno. */
+/* A connected socket (path NULL: the default), or -errno (-EPERM: the
+ * server is not root, an impostor). */
 int gp_notify_open(const char *path);
 /* 0 when the daemon said "ok"; -errno, or the daemon's exit code (> 0)
  * with its message in msg (may be NULL) when it refused. */
