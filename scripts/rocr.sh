@@ -98,8 +98,8 @@ check_elf() { # root [base-root]
 			[ -e "$libdir/$lib" ] || [ -e "$base/$lib" ] ||
 				missing="$missing $lib(${f#"$root"/})"
 		done
-	done < <(find "$root/usr/bin" "$libdir" -maxdepth 1 -type f 2>/dev/null \
-		      \( -name '*.so*' -o -perm -u+x \))
+	done < <(find "$root/usr/bin" "$libdir" -maxdepth 1 -type f \
+		      \( -name '*.so*' -o -perm -u+x \) 2>/dev/null)
 	[ -z "$missing" ] || die "libraries needed but not in the closure:$missing"
 }
 
@@ -149,8 +149,9 @@ fetch_hip() {
 	if [ -f "$HDIR/info" ] && [ -z "${GPREEMPT_REFRESH_ROCR:-}" ]; then
 		return 0
 	fi
-	[ -d "$APT/lists" ] && ls "$APT/lists/"*Packages* >/dev/null 2>&1 ||
+	if ! ls "$APT/lists/"*Packages* >/dev/null 2>&1; then
 		apt_update
+	fi
 	local pkgs have p deb versions="" tmp=$HDIR/root.tmp
 	have=$(field packages | tr ' ' '\n' | sed 's/=.*//')
 	pkgs=$(closure hip | grep -v -x -F -f <(echo "$have"))
