@@ -156,8 +156,14 @@ $(OUTPUT)/tests/%: tests/bpf/%.c $(LIBGP) $(SKELS) $(CONFIG_STAMP) | $(OUTPUT)/t
 # The kit's analysis is compiled into its unit test (tests/kit/l3an*.c).
 $(OUTPUT)/tests/test_snapshot_l3: $(wildcard tests/kit/*.c tests/kit/*.h)
 
+# Helpers the L1 bats tests drive (tests/detect/*.c, linked like tests).
+DETECT_TOOLS := $(patsubst tests/detect/%.c,$(OUTPUT)/tests/%,$(wildcard tests/detect/*.c))
+$(OUTPUT)/tests/%: tests/detect/%.c $(LIBGP) $(SKELS) $(CONFIG_STAMP) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
+
 .PHONY: tests
-tests: all $(UNIT_TESTS) $(BPF_TESTS)
+tests: all $(UNIT_TESTS) $(BPF_TESTS) $(DETECT_TOOLS)
 
 # Suites. Each prints TAP; scripts/run-tests.sh sums them.
 .PHONY: test test-unit test-bpf test-bats test-vm

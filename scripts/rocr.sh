@@ -9,8 +9,16 @@
 #
 #   scripts/rocr.sh fetch            resolve, download, extract, check
 #   scripts/rocr.sh path FIELD       FIELD: root (guest files), include
-#                                    (hsa headers), packages, libdir
+#                                    (hsa headers), packages, libdir,
+#                                    hiproot, hiplibdir, hippackages
 #   scripts/rocr.sh build OUT        build tests/rocr/rocr-probe into OUT
+#   scripts/rocr.sh build-hip OUT    build tests/rocr/hip-launch into OUT
+#
+# HIP (libamdhip64-5 5.7.1 with libamd-comgr2 and LLVM 17, ~150 MB) sits
+# in a root of its own (hiproot) beside the ROCr one: every VM boot
+# copies the ROCr root into its initramfs, only the launch-detection
+# tests need HIP. Run a HIP program on the host through trixie's loader:
+#   $libdir/ld-linux-x86-64.so.2 --library-path $hiplibdir:$libdir PROG
 #
 # A cached runtime is reused without network access; set
 # GPREEMPT_REFRESH_ROCR=1 to resolve the newest trixie builds again.
@@ -27,6 +35,10 @@ ROOTS="libhsa-runtime64-1 libhsakmt1 rocminfo libhsa-runtime-dev"
 # and about 40 more packages. The ELF check below proves nothing of
 # theirs is needed by rocminfo or the runtime.
 SCRIPT_DEPS="python3 pciutils kmod"
+
+# HIP's closure minus what the ROCr root already holds.
+HIP_ROOTS="libamdhip64-5"
+HDIR=$RDIR/hip
 
 die() { echo "rocr.sh: $*" >&2; exit 1; }
 
@@ -50,6 +62,13 @@ apt_update() {
 # minus rocminfo's script helpers and whatever only they pull in.
 closure() {
 	local roots="" r
+	if [ "${1:-}" = hip ]; then
+		# shellcheck disable=SC2046,SC2086
+		apt-cache $(apt_opts) depends --recurse --no-recommends \
+			--no-suggests --no-conflicts --no-breaks --no-replaces \
+			--no-enhances $HIP_ROOTS | grep -v -e '^ ' -e '^<' | sort -u
+		return
+	fi
 	for r in $ROOTS; do
 		[ "$r" = rocminfo ] || roots="$roots $r"
 	done
@@ -69,21 +88,24 @@ closure() {
 
 # Every DT_NEEDED of every ELF file we ship must be shipped too: apt's
 # closure is checked against what the binaries really load.
-check_elf() { # root
+check_elf() { # root [base-root]
 	local root=$1 f lib missing=""
 	local libdir=$root/usr/lib/x86_64-linux-gnu
+	local base=${2:-$root}/usr/lib/x86_64-linux-gnu
 	while IFS= read -r f; do
 		for lib in $(readelf -d "$f" 2>/dev/null |
 			     sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			[ -e "$libdir/$lib" ] || missing="$missing $lib(${f#"$root"/})"
+			[ -e "$libdir/$lib" ] || [ -e "$base/$lib" ] ||
+				missing="$missing $lib(${f#"$root"/})"
 		done
 	done < <(find "$root/usr/bin" "$libdir" -maxdepth 1 -type f \
-		      \( -name '*.so*' -o -perm -u+x \))
+		      \( -name '*.so*' -o -perm -u+x \) 2>/dev/null)
 	[ -z "$missing" ] || die "libraries needed but not in the closure:$missing"
 }
 
 fetch() {
 	if [ -f "$RDIR/info" ] && [ -z "${GPREEMPT_REFRESH_ROCR:-}" ]; then
+		fetch_hip
 		return 0
 	fi
 	apt_update
@@ -118,6 +140,43 @@ fetch() {
 	rm -rf "$RDIR/root" && mv "$tmp" "$RDIR/root"
 	mv "$RDIR/info.tmp" "$RDIR/info"
 	echo "rocr: $(wc -w <<< "$pkgs") trixie packages (${versions# })"
+	fetch_hip
+}
+
+# The HIP root: HIP's closure minus the packages of the ROCr root, so
+# both roots together are one trixie system and neither repeats a file.
+fetch_hip() {
+	if [ -f "$HDIR/info" ] && [ -z "${GPREEMPT_REFRESH_ROCR:-}" ]; then
+		return 0
+	fi
+	if ! ls "$APT/lists/"*Packages* >/dev/null 2>&1; then
+		apt_update
+	fi
+	local pkgs have p deb versions="" tmp=$HDIR/root.tmp
+	have=$(field packages | tr ' ' '\n' | sed 's/=.*//')
+	pkgs=$(closure hip | grep -v -x -F -f <(echo "$have"))
+	grep -q -x -F libamdhip64-5 <<< "$pkgs" ||
+		die "libamdhip64-5 not in trixie's package list"
+	rm -rf "$HDIR/debs" && mkdir -p "$HDIR/debs"
+	# shellcheck disable=SC2046,SC2086
+	(cd "$HDIR/debs" && apt-get $(apt_opts) -o APT::Sandbox::User=root \
+		-qq download $pkgs) ||
+		die "apt-get download of trixie's HIP runtime failed"
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	for p in $pkgs; do
+		deb=$(ls "$HDIR/debs/${p}_"*.deb)
+		dpkg-deb -x "$deb" "$tmp"
+		versions="$versions $p=$(dpkg-deb -f "$deb" Version)"
+	done
+	rm -rf "$tmp"/usr/share/{doc,man,locale,lintian} "$HDIR/debs"
+	check_elf "$tmp" "$RDIR/root"
+	[ -e "$tmp/usr/lib/x86_64-linux-gnu/libamdhip64.so.5" ] ||
+		die "no libamdhip64.so.5 in libamdhip64-5"
+	echo "PACKAGES=\"${versions# }\"" > "$HDIR/info.tmp"
+	rm -f "$HDIR/info"
+	rm -rf "$HDIR/root" && mv "$tmp" "$HDIR/root"
+	mv "$HDIR/info.tmp" "$HDIR/info"
+	echo "hip: $(wc -w <<< "$pkgs") more trixie packages (${versions# })"
 }
 
 field() {
@@ -129,6 +188,16 @@ field() {
 	include) echo "$RDIR/root/usr/include" ;;
 	libdir) echo "$RDIR/root/usr/lib/x86_64-linux-gnu" ;;
 	packages) echo "$PACKAGES" ;;
+	hiproot|hiplibdir|hippackages)
+		[ -f "$HDIR/info" ] ||
+			die "HIP runtime not fetched: run scripts/setup.sh (or $0 fetch)"
+		# shellcheck disable=SC1091
+		. "$HDIR/info"
+		case $1 in
+		hiproot) echo "$HDIR/root" ;;
+		hiplibdir) echo "$HDIR/root/usr/lib/x86_64-linux-gnu" ;;
+		hippackages) echo "$PACKAGES" ;;
+		esac ;;
 	*) die "unknown field '$1'" ;;
 	esac
 }
@@ -143,9 +212,17 @@ build() { # out-dir
 		-isystem "$inc" -o "$1/rocr-probe" "$top/tests/rocr/rocr-probe.c"
 }
 
+# hip-launch: libc only, HIP through dlopen, like rocr-probe.
+build_hip() { # out-dir
+	mkdir -p "$1"
+	${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-o "$1/hip-launch" "$top/tests/rocr/hip-launch.c" -ldl
+}
+
 case ${1:-} in
 fetch) fetch ;;
 path) field "${2:?field}" ;;
 build) build "${2:?out-dir}" ;;
-*) die "usage: $0 fetch | path FIELD | build OUT" ;;
+build-hip) build_hip "${2:?out-dir}" ;;
+*) die "usage: $0 fetch | path FIELD | build OUT | build-hip OUT" ;;
 esac

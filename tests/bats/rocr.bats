@@ -81,3 +81,30 @@ teardown() {
 	[[ "$output" == *"not ok 1 - [6.1] rocr: Debian's runtime is installed in the guest # Debian's ROCm runtime is not in the guest"* ]]
 	[[ "$output" != *"# SKIP"* ]]
 }
+
+@test "rocr.sh: the HIP root holds trixie's libamdhip64 5.7.1, comgr and LLVM 17, and no ROCr package twice" {
+	HIP=$("$TOP/scripts/rocr.sh" path hiplibdir) ||
+		skip "HIP runtime not cached: run scripts/setup.sh"
+	[ -e "$HIP/libamdhip64.so.5" ]
+	[ -e "$HIP/libamd_comgr.so.2" ]
+	[ -e "$HIP/libLLVM-17.so.1" ]
+	run "$TOP/scripts/rocr.sh" path hippackages
+	[[ "$output" == *"libamdhip64-5=5.7.1"* ]]
+	[[ "$output" != *"libhsa-runtime64-1="* ]]
+	[[ "$output" != *"libc6="* ]]
+}
+
+@test "hip-launch: through trixie's loader, no device (100) and every launch entry point returns 100, N times, no crash" {
+	HIP=$("$TOP/scripts/rocr.sh" path hiplibdir) ||
+		skip "HIP runtime not cached: run scripts/setup.sh"
+	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd"
+	"$TOP/scripts/rocr.sh" build-hip "$OUT"
+	for f in launch launch_spt ext module extmodule coop graph; do
+		run "$LIBDIR/ld-linux-x86-64.so.2" --library-path "$HIP:$LIBDIR" \
+			"$OUT/hip-launch" -f "$f" -n 1000 -k 2 -s
+		[ "$status" -eq 0 ]
+		[[ "$output" == *'"step":"count","status":100'* ]]
+		[ "$(grep -c "\"func\":\"$f\",\"calls\":1000,\"status\":100" <<< "$output")" -eq 2 ]
+		[ "$(grep -c '"step":"sync","status":100' <<< "$output")" -eq 2 ]
+	done
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the launch detector's BPF side (detect.bpf.c) and user space
+ * share: the edge record on the ring and the per-process state the
+ * loader seeds when it attaches to an online process.
+ */
+#ifndef GP_DETECT_H
+#define GP_DETECT_H
+
+enum gp_edge_kind {
+	GP_EDGE_BUSY = 1,	/* idle -> busy: a launch after idle */
+	GP_EDGE_IDLE = 2,	/* busy -> idle: a synchronisation returned */
+};
+
+/* Which probe fired: the attach cookie of every launch/sync uprobe. */
+enum gp_entry {
+	GP_ENT_LAUNCH = 0,	/* hipLaunchKernel */
+	GP_ENT_LAUNCH_SPT,
+	GP_ENT_EXT_LAUNCH,	/* hipExtLaunchKernel */
+	GP_ENT_MODULE,		/* hipModuleLaunchKernel */
+	GP_ENT_EXT_MODULE,	/* _Z24hipExtModuleLaunchKernel... */
+	GP_ENT_COOP,		/* hipLaunchCooperativeKernel(_spt) */
+	GP_ENT_COOP_SPT,
+	GP_ENT_MODULE_COOP,	/* hipModuleLaunchCooperativeKernel */
+	GP_ENT_GRAPH,		/* hipGraphLaunch(_spt) */
+	GP_ENT_GRAPH_SPT,
+	GP_ENT_NLAUNCH,		/* launch entries end here */
+	GP_ENT_DEV_SYNC = GP_ENT_NLAUNCH, /* uretprobes: */
+	GP_ENT_STREAM_SYNC,
+	GP_ENT_EVENT_SYNC,
+	GP_ENT_MAX,
+};
+
+struct gp_edge {
+	__u64 ns;		/* bpf_ktime_get_ns() of the call */
+	__u32 pid;		/* tgid */
+	__u32 kind;		/* enum gp_edge_kind */
+	__u32 entry;		/* enum gp_entry that made the edge */
+	__u32 gpu_id;		/* 0: not known at a launch uprobe */
+	__u64 launches;		/* launches seen in the busy period before */
+};
+
+/* Per online process; the loader creates it, BPF only updates it. */
+struct gp_launch_state {
+	__u64 last_ns;		/* last launch */
+	__u64 launches;		/* since the last edge */
+	__u32 busy;
+	__u32 pad;
+};
+
+#endif

@@ -1,0 +1,119 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# L1: the launch detector with real uprobes on Debian trixie's
+# libamdhip64 5.7.1 in real processes (no GPU: every launch returns 100,
+# the probes still fire). Needs root, the HIP cache and the test tools.
+
+load detect_lib
+
+setup() { detect_setup; }
+teardown() { detect_teardown; }
+
+pid_of() { cat "$W/$1.pid"; }
+
+@test "detect: 1000 launches and a sync make one busy and one idle edge (hipModuleLaunchKernel, mangled hipExtModuleLaunchKernel)" {
+	for f in module extmodule; do
+		hip "$f" -f "$f" -n 1000 -s
+	done
+	detector -p "$(pid_of module)" -p "$(pid_of extmodule)"
+	grep -q "\"attach\":$(pid_of module),\"probes\":13" "$W/det.out"
+	go module
+	go extmodule
+	cmd counts '"counts"'
+	finish
+	cat "$W/det.out"
+	run grep -c '"edge"' "$W/det.out"
+	[ "$output" -eq 4 ]
+	grep -q "\"edge\":\"busy\",\"pid\":$(pid_of module),\"entry\":\"hipModuleLaunchKernel\"" "$W/det.out"
+	grep -q "\"edge\":\"idle\",\"pid\":$(pid_of module),\"entry\":\"hipDeviceSynchronize\",\"launches\":1000" "$W/det.out"
+	grep -q "\"edge\":\"busy\",\"pid\":$(pid_of extmodule),\"entry\":\"_Z24hipExtModuleLaunchKernel\"" "$W/det.out"
+	grep -q "\"edge\":\"idle\",\"pid\":$(pid_of extmodule),\"entry\":\"hipDeviceSynchronize\",\"launches\":1000" "$W/det.out"
+	# every call ran the program: 2 x (1000 launches + 1 sync), no stray
+	tail -n1 "$W/det.out" | grep -q '"hits":2002,"stray":0,"edges":4,"lost":0'
+}
+
+@test "detect: a process that is not online, mapping the same file, has no breakpoint and runs no probe" {
+	hip online -f launch -n 500 -s
+	hip offline -f launch -n 500 -s
+	run "$RUNNER" -s "$(pid_of online)" -s "$(pid_of offline)" < /dev/null
+	# the same file (same path, same inode) in both
+	[ "$(grep -c "\"path\":\"$HIP/libamdhip64.so.5" <<< "$output")" -eq 2 ]
+	detector -p "$(pid_of online)"
+	cmd "peek $(pid_of online)" "\"peek\":$(pid_of online),\"entry\":\"hipEventSynchronize\""
+	cmd "peek $(pid_of offline)" "\"peek\":$(pid_of offline),\"entry\":\"hipEventSynchronize\""
+	# int3 (0xcc = 204) at every probed entry of the online process only
+	[ "$(grep -c "\"peek\":$(pid_of online),.*\"byte\":204" "$W/det.out")" -eq 13 ]
+	[ "$(grep -c "\"peek\":$(pid_of offline),.*\"byte\":204" "$W/det.out")" -eq 0 ]
+	[ "$(grep -c "\"peek\":$(pid_of offline)," "$W/det.out")" -eq 13 ]
+	go offline
+	cmd counts '"counts"'
+	# the offline process's 501 calls ran nothing
+	grep -q '"counts":{"hits":0,"stray":0,"edges":0' "$W/det.out"
+	go online
+	finish
+	tail -n1 "$W/det.out" | grep -q '"hits":501,"stray":0,"edges":2,"lost":0'
+}
+
+@test "detect: a wheel-like copy (torch/lib/libamdhip64.so) is found through /proc/PID/maps and probed per file" {
+	local wheel=$W/venv/lib/python3/site-packages/torch/lib
+	mkdir -p "$wheel"
+	cp "$HIP/libamdhip64.so.5" "$wheel/libamdhip64.so"
+	hip torch -l "$wheel/libamdhip64.so" -f graph -n 300 -s
+	hip system -f graph -n 300 -s
+	detector -p "$(pid_of torch)" -p "$(pid_of system)"
+	grep -q "\"scan\":$(pid_of torch),\"ok\":true,\"path\":\"$wheel/libamdhip64.so\"" "$W/det.out"
+	grep -q "\"scan\":$(pid_of system),\"ok\":true,\"path\":\"$HIP/libamdhip64.so.5" "$W/det.out"
+	go torch
+	go system
+	finish
+	grep -q "\"edge\":\"busy\",\"pid\":$(pid_of torch),\"entry\":\"hipGraphLaunch\"" "$W/det.out"
+	grep -q "\"edge\":\"busy\",\"pid\":$(pid_of system),\"entry\":\"hipGraphLaunch\"" "$W/det.out"
+	tail -n1 "$W/det.out" | grep -q '"hits":602,"stray":0,"edges":4'
+}
+
+@test "detect: edges only; the grace and an outside idle start a new busy edge" {
+	hip step -f launch -n 200 -k 3
+	detector -g 600000 -p "$(pid_of step)"
+	go step	# round 1: one busy edge
+	cmd "idle $(pid_of step)" '"idle":'"$(pid_of step)"',"ret":0'
+	go step	# round 2: after the outside idle, a new edge
+	go step	# round 3: still busy (no sync, within the 600 s grace)
+	finish
+	cat "$W/det.out"
+	[ "$(grep -c '"edge":"busy"' "$W/det.out")" -eq 2 ]
+	[ "$(grep -c '"edge":"idle"' "$W/det.out")" -eq 0 ]
+	tail -n1 "$W/det.out" | grep -q '"hits":600,"stray":0,"edges":2'
+}
+
+# A /proc fixture: FIX/PID/maps names FILE, FIX/PID/root is /.
+fixture() { # pid file
+	mkdir -p "$W/fix/$1"
+	ln -s / "$W/fix/$1/root"
+	printf '7f0000000000-7f0000100000 r-xp 00000000 %s %s %s\n' \
+		"$(stat -c '%Hd:%Ld' "$2" | awk -F: '{printf "%02x:%02x", $1, $2}')" \
+		"$(stat -c %i "$2")" "$2" > "$W/fix/$1/maps"
+}
+
+@test "detect: unwatched libraries are reported per process with a reason" {
+	mkdir -p "$W/lib"
+	# an ELF with no .dynsym (static), one with no launch symbol (ROCr),
+	# a non-ELF file, a file replaced since it was mapped, and no HIP
+	echo 'int x;' | ${CC:-cc} -x c -c -o "$W/lib/libamdhip64.so.1" -
+	cp "$LIBDIR/libhsa-runtime64.so.1" "$W/lib/libamdhip64.so.2"
+	echo text > "$W/lib/libamdhip64.so.3"
+	echo old > "$W/lib/libamdhip64.so.4"
+	fixture 10 "$W/lib/libamdhip64.so.1"
+	fixture 11 "$W/lib/libamdhip64.so.2"
+	fixture 12 "$W/lib/libamdhip64.so.3"
+	fixture 13 "$W/lib/libamdhip64.so.4"
+	mv "$W/lib/libamdhip64.so.4" "$W/lib/old" && echo new > "$W/lib/libamdhip64.so.4"
+	mkdir -p "$W/fix/14" && echo '7f0000000000-7f0000100000 r-xp 00000000 08:01 5 /usr/lib/libc.so.6' > "$W/fix/14/maps"
+	run "$RUNNER" -x "$W/fix" -s 10 -s 11 -s 12 -s 13 -s 14 -s 15 < /dev/null
+	echo "$output"
+	[[ "$output" == *'"scan":10,"ok":false'*'has no .dynsym: no launch entry point'* ]]
+	[[ "$output" == *'"scan":11,"ok":false'*'none of the launch symbols in .dynsym: no launch entry point to probe (stripped, or not HIP)'* ]]
+	[[ "$output" == *'"scan":12,"ok":false'*'is not an ELF file'* ]]
+	[[ "$output" == *'"scan":13,"ok":false'*'is no longer the mapped file (replaced): restart the process to watch it'* ]]
+	[[ "$output" == *'"scan":14,"ok":false'*'no libamdhip64 mapped'* ]]
+	[[ "$output" == *'"scan":15,"ok":false'*'cannot read /proc/15/maps'* ]]
+}

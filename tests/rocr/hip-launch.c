@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hip-launch: an unmodified HIP program's launch calls, for the launch
+ * detector's tests and benchmark. It loads Debian's libamdhip64.so.5
+ * (or the file given with -l, e.g. a wheel-like copy), asks for the
+ * device count, then calls one launch entry point N times the way a
+ * server's step does, and optionally synchronises. One JSON object per
+ * line on stdout.
+ *
+ *   hip-launch [-l LIB] [-f FUNC] [-n N] [-k ROUNDS] [-r READY] [-g GO] [-s]
+ *
+ *   FUNC    launch (hipLaunchKernel, the default), launch_spt, ext
+ *           (hipExtLaunchKernel), module (hipModuleLaunchKernel),
+ *           extmodule (the C++-mangled hipExtModuleLaunchKernel), coop
+ *           (hipLaunchCooperativeKernel), graph (hipGraphLaunch)
+ *   -k      ROUNDS rounds of N calls (default 1)
+ *   -r      write READY (empty) once the library is loaded
+ *   -g      before each round wait until GO exists, then remove it (the
+ *           test's go-ahead: no sleeps in tests)
+ *   -s      hipDeviceSynchronize after each round
+ *
+ * Without a GPU every call returns an error (100, hipErrorNoDevice) and
+ * nothing crashes; a uprobe on the entry point still fires on each call.
+ * Prototypes: HIP 5.7's hip_runtime_api.h (ROCm/clr include/hip), written
+ * out here because Debian's libamdhip64-dev is not in the cache; the
+ * pointer types are opaque handles, dim3 is three unsigned ints passed by
+ * value. dlopen for the reason rocr-probe.c gives (bookworm toolchain,
+ * trixie glibc).
+ *
+ * Exit: 0 done, 2 bad usage, 3 the library or a symbol cannot be loaded.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct { unsigned x, y, z; } dim3;
+typedef int (*count_fn)(int *);
+typedef int (*sync_fn)(void);
+typedef int (*launch_fn)(const void *, dim3, dim3, void **, size_t, void *);
+typedef int (*ext_fn)(const void *, dim3, dim3, void **, size_t, void *,
+		      void *, void *, int);
+typedef int (*module_fn)(void *, unsigned, unsigned, unsigned, unsigned,
+			 unsigned, unsigned, unsigned, void *, void **, void **);
+typedef int (*extmod_fn)(void *, unsigned, unsigned, unsigned, unsigned,
+			 unsigned, unsigned, size_t, void *, void **, void **,
+			 void *, void *, unsigned);
+typedef int (*graph_fn)(void *, void *);
+
+/* hipExtModuleLaunchKernel is exported only under this name (5.7.1). */
+#define EXTMOD "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j"
+
+static const struct { const char *name, *sym; } funcs[] = {
+	{ "launch", "hipLaunchKernel" },
+	{ "launch_spt", "hipLaunchKernel_spt" },
+	{ "ext", "hipExtLaunchKernel" },
+	{ "module", "hipModuleLaunchKernel" },
+	{ "extmodule", EXTMOD },
+	{ "coop", "hipLaunchCooperativeKernel" },
+	{ "graph", "hipGraphLaunch" },
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int call(const char *name, void *fn)
+{
+	dim3 one = { 1, 1, 1 };
+
+	if (!strcmp(name, "ext"))
+		return ((ext_fn)fn)(NULL, one, one, NULL, 0, NULL, NULL, NULL, 0);
+	if (!strcmp(name, "module"))
+		return ((module_fn)fn)(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+	if (!strcmp(name, "extmodule"))
+		return ((extmod_fn)fn)(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL,
+				       NULL, NULL, NULL, 0);
+	if (!strcmp(name, "graph"))
+		return ((graph_fn)fn)(NULL, NULL);
+	return ((launch_fn)fn)(NULL, one, one, NULL, 0, NULL);
+}
+
+static void wait_go(const char *go)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	while (access(go, F_OK))
+		nanosleep(&ms, NULL);
+	unlink(go);
+}
+
+int main(int argc, char **argv)
+{
+	const char *lib = "libamdhip64.so.5", *fname = "launch";
+	const char *ready = NULL, *go = NULL, *sym = NULL;
+	long n = 1, rounds = 1, i, r;
+	int opt, rc = 0, cnt = -1, sync = 0;
+	void *h, *fn;
+	sync_fn dsync = NULL;
+	count_fn count;
+	double t0, t;
+
+	while ((opt = getopt(argc, argv, "l:f:n:k:r:g:s")) != -1) {
+		switch (opt) {
+		case 'l': lib = optarg; break;
+		case 'f': fname = optarg; break;
+		case 'n': n = atol(optarg); break;
+		case 'k': rounds = atol(optarg); break;
+		case 'r': ready = optarg; break;
+		case 'g': go = optarg; break;
+		case 's': sync = 1; break;
+		default: return 2;
+		}
+	}
+	for (i = 0; i < (long)(sizeof(funcs) / sizeof(funcs[0])); i++)
+		if (!strcmp(funcs[i].name, fname))
+			sym = funcs[i].sym;
+	if (!sym || n < 0 || rounds < 1) {
+		fprintf(stderr, "hip-launch: bad -f, -n or -k\n");
+		return 2;
+	}
+	h = dlopen(lib, RTLD_NOW);
+	if (!h) {
+		printf("{\"step\":\"load\",\"ok\":false,\"error\":\"%s\"}\n", dlerror());
+		return 3;
+	}
+	count = (count_fn)dlsym(h, "hipGetDeviceCount");
+	fn = dlsym(h, sym);
+	dsync = (sync_fn)dlsym(h, "hipDeviceSynchronize");
+	if (!count || !fn || !dsync) {
+		printf("{\"step\":\"load\",\"ok\":false,\"error\":\"no %s\"}\n", sym);
+		return 3;
+	}
+	printf("{\"step\":\"count\",\"status\":%d,\"count\":%d,\"pid\":%d}\n",
+	       count(&cnt), cnt, getpid());
+	fflush(stdout);
+	if (ready) {
+		FILE *f = fopen(ready, "w");
+
+		if (f)
+			fclose(f);
+	}
+	for (r = 0; r < rounds; r++) {
+		if (go)
+			wait_go(go);
+		t0 = now_s();
+		for (i = 0; i < n; i++)
+			rc = call(fname, fn);
+		t = now_s() - t0;
+		printf("{\"step\":\"round\",\"func\":\"%s\",\"calls\":%ld,"
+		       "\"status\":%d,\"seconds\":%.6f,\"per_s\":%.0f}\n",
+		       fname, n, rc, t, t > 0 ? n / t : 0.0);
+		if (sync)
+			printf("{\"step\":\"sync\",\"status\":%d}\n", dsync());
+		fflush(stdout);
+	}
+	return 0;
+}

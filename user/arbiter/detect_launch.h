@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The launch detector (--detect launch): libamdhip64's launch entry
+ * points and synchronisation returns, probed per online process, seen as
+ * idle->busy and busy->idle edges (bpf/detect.bpf.c). Two halves:
+ *   gp_dl_scan()   reads /proc/PID/maps and the mapped library's ELF
+ *                  symbols: it reads another process's files, so the
+ *                  daemon runs it off its loop, with a deadline;
+ *   gp_dl_attach() only BPF calls: seeds the pid and attaches one uprobe
+ *                  per entry point found, scoped to that pid (the
+ *                  breakpoint goes into that process only).
+ * The facts (symbols, mangled names, offsets) are in docs/arbiter.md.
+ */
+#ifndef GP_DETECT_LAUNCH_H
+#define GP_DETECT_LAUNCH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "detect.h"
+
+#define GP_DL_MAX_PROCS 256
+#define GP_DL_REASON 320
+
+struct gp_dl_entry {
+	const char *sym;	/* exact .dynsym name, or a mangled prefix */
+	bool prefix;		/* sym is the start of a C++-mangled name */
+	bool retprobe;		/* a uretprobe (sync calls) */
+};
+extern const struct gp_dl_entry gp_dl_entries[GP_ENT_MAX];
+
+/* One process's mapped HIP library and where its entry points are. */
+struct gp_dl_lib {
+	pid_t pid;
+	char path[PATH_MAX];	/* as /proc/PID/maps names it */
+	char open_path[PATH_MAX + 32];	/* reachable from here */
+	dev_t dev;
+	ino_t ino;
+	unsigned long long off[GP_ENT_MAX];	/* file offsets, 0: absent */
+	int nlaunch;		/* launch entries found */
+	char reason[GP_DL_REASON];	/* why not (fully) watched */
+};
+
+/*
+ * Scan pid under proc_root ("/proc", or a fixture). 0 when at least one
+ * launch entry point was found (lib->reason then lists missing ones, if
+ * any); -ENOENT no libamdhip64 mapped; -ENOEXEC stripped or no launch
+ * symbol; -EACCES/-ESTALE the file cannot be read or is not the mapped
+ * one; lib->reason says which, for the "unwatched, because" report.
+ */
+int gp_dl_scan(const char *proc_root, pid_t pid, struct gp_dl_lib *lib);
+/* The .dynsym offsets of the entries in file. 0 or -errno with reason. */
+int gp_dl_resolve(const char *file, unsigned long long off[GP_ENT_MAX],
+		  int *nlaunch, char *reason, size_t len);
+/* Address of entry e in pid's memory (tests peek at the breakpoint). */
+unsigned long long gp_dl_entry_addr(const char *proc_root,
+				    const struct gp_dl_lib *lib, int e);
+
+struct detect_bpf;
+struct ring_buffer;
+struct bpf_link;
+typedef void (*gp_dl_edge_fn)(void *ctx, const struct gp_edge *e);
+
+struct gp_dl_proc {
+	pid_t pid;
+	int nlinks;
+	struct bpf_link *links[GP_ENT_MAX];
+};
+
+struct gp_dl {
+	struct detect_bpf *skel;
+	struct ring_buffer *rb;
+	gp_dl_edge_fn edge;
+	void *ctx;
+	int nprocs;
+	struct gp_dl_proc procs[GP_DL_MAX_PROCS];
+};
+
+/* Load the BPF side. 0 or -errno. */
+int gp_dl_open(struct gp_dl *d, __u64 grace_ns, gp_dl_edge_fn edge,
+	       void *ctx);
+void gp_dl_close(struct gp_dl *d);
+/* Attach to a scanned process. Number of probes attached or -errno. */
+int gp_dl_attach(struct gp_dl *d, const struct gp_dl_lib *lib, char *reason,
+		 size_t len);
+void gp_dl_detach(struct gp_dl *d, pid_t pid);
+/* Mark pid idle from outside (WAIT_EVENTS returned, queues proved idle). */
+int gp_dl_set_idle(struct gp_dl *d, pid_t pid);
+/* The ring's fd for the loop, and its drain (calls edge per record). */
+int gp_dl_fd(const struct gp_dl *d);
+int gp_dl_drain(struct gp_dl *d);
+
+struct gp_dl_counts {
+	__u64 hits, stray, edges, lost;
+};
+void gp_dl_counts(const struct gp_dl *d, struct gp_dl_counts *c);
+
+#endif
