@@ -187,6 +187,9 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+# Opt-in unit drop-ins (docs/service.md): shipped, not active.
+DROPINDIR ?= $(PREFIX)/share/gpreempt/drop-ins
+DROPINS := $(wildcard packaging/drop-ins/*.conf)
 INSTALL ?= install
 MANS := $(OUTPUT)/man/gpreempt-trace.8 $(OUTPUT)/man/gpreempt-ctl.8
 
@@ -196,14 +199,18 @@ MANS := $(OUTPUT)/man/gpreempt-trace.8 $(OUTPUT)/man/gpreempt-ctl.8
 man: $(MANS)
 $(OUTPUT)/man/%.8: $(BINDIR)/% packaging/man/%.h2m packaging/gen-man.sh
 	$(call msg,MAN,$@)
-	$(Q)mkdir -p $(@D) && packaging/gen-man.sh $< packaging/man/$*.h2m $@
+	@# $(abspath): with BINDIR=. make names the binary bare, and help2man
+	@# would look a bare name up in PATH (error 127 on a fresh machine).
+	$(Q)mkdir -p $(@D) && packaging/gen-man.sh $(abspath $<) packaging/man/$*.h2m $@
 
 .PHONY: install
 install: $(APPS) $(MANS)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gpreempt
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gpreempt \
+		$(DESTDIR)$(DROPINDIR)
 	$(Q)$(INSTALL) -m 0755 $(APPS) $(DESTDIR)$(SBINDIR)/
+	$(Q)$(INSTALL) -m 0644 $(DROPINS) $(DESTDIR)$(DROPINDIR)/
 	$(Q)$(INSTALL) -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
 	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		packaging/gpreempt.service.in > $(DESTDIR)$(UNITDIR)/gpreempt.service
@@ -218,7 +225,10 @@ uninstall:
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/gpreempt-trace $(DESTDIR)$(SBINDIR)/gpreempt-ctl \
 		$(DESTDIR)$(MANDIR)/man8/gpreempt-trace.8 \
 		$(DESTDIR)$(MANDIR)/man8/gpreempt-ctl.8 \
-		$(DESTDIR)$(UNITDIR)/gpreempt.service
+		$(DESTDIR)$(UNITDIR)/gpreempt.service \
+		$(addprefix $(DESTDIR)$(DROPINDIR)/,$(notdir $(DROPINS)))
+	$(Q)rmdir $(DESTDIR)$(DROPINDIR) $(DESTDIR)$(PREFIX)/share/gpreempt \
+		2>/dev/null || true
 
 # Debian package: dpkg-buildpackage on a copy of the committed-or-not
 # tracked files with packaging/debian/ as debian/; the .deb lands in

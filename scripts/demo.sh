@@ -8,5 +8,5 @@
 #   scripts/demo.sh [-k 6.1|6.12|7.x]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/setup.sh" >&2
+"$top/scripts/setup.sh" demo >&2
 exec "$top/scripts/vm.sh" demo "$@"

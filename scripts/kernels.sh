@@ -30,9 +30,12 @@ trx_opts() {
 }
 
 trx_update() {
+	local mirror
+	# the machine's own mirror (GPREEMPT_DEBIAN_MIRROR overrides)
+	mirror=$("$(dirname "$0")/debian-mirror.sh") || exit 1
 	mkdir -p "$TRX/lists/partial" "$TRX/cache/archives/partial"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-	     "http://deb.debian.org/debian trixie-backports main" > "$TRX/sources.list"
+	     "$mirror trixie-backports main" > "$TRX/sources.list"
 	# shellcheck disable=SC2046
 	apt-get $(trx_opts) -qq update >/dev/null
 }

@@ -50,12 +50,15 @@ apt_opts() {
 }
 
 apt_update() {
+	local mirror
+	# the machine's own mirror (GPREEMPT_DEBIAN_MIRROR overrides)
+	mirror=$("$top/scripts/debian-mirror.sh") || exit 1
 	mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-	     "http://deb.debian.org/debian trixie main" > "$APT/sources.list"
+	     "$mirror trixie main" > "$APT/sources.list"
 	# shellcheck disable=SC2046
 	apt-get $(apt_opts) -qq update >/dev/null ||
-		die "apt-get update of the private trixie list failed (network? deb.debian.org)"
+		die "apt-get update of the private trixie list failed (network? $mirror; GPREEMPT_DEBIAN_MIRROR overrides it)"
 }
 
 # The dependency closure apt computes (Depends and Pre-Depends only),

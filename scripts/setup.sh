@@ -1,11 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install everything gpreempt needs to build and test, from Debian's own
-# packages (bookworm + bookworm-backports), and cache the guest kernels.
-# Idempotent: a second run installs and downloads nothing.
+# Install what gpreempt needs, from Debian's own packages (bookworm +
+# bookworm-backports, from the mirror the machine already uses), and
+# cache the guest kernels. Idempotent: a second run installs and
+# downloads nothing.
+#
+#   scripts/setup.sh [demo|test] [--list]
+#
+# demo: what scripts/demo.sh needs (build, QEMU, the guest kernels).
+# test (the default): that and what the suites need besides (BATS, the
+# packaging and service checks, Prometheus, the Kubernetes client, the
+# fuzzer's runtime, bpftrace for the benchmarks, trixie's ROCm runtime
+# for the guests). --list prints the packages of that set and stops.
 set -euo pipefail
 
-[ "$(id -u)" = 0 ] || { echo "setup.sh: run as root (apt-get, /var/cache)" >&2; exit 3; }
+mode=test list=
+for a in "$@"; do
+	case $a in
+	demo|test) mode=$a ;;
+	--list) list=1 ;;
+	*) echo "usage: $0 [demo|test] [--list]" >&2; exit 2 ;;
+	esac
+done
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 BPO=/etc/apt/sources.list.d/gpreempt-bookworm-backports.sources
@@ -25,11 +41,20 @@ PINNED="libbpf1|bookworm-backports|1:1.4|
 	linux-libc-dev|bookworm-backports|6.12|
 	libelf1|bookworm|0.188|0.190
 	libelf-dev|bookworm|0.188|0.190"
-PKGS="make gcc clang llvm zlib1g-dev libzstd-dev bats jq curl
-      qemu-system-x86 busybox-static cpio xz-utils zstd kmod util-linux
-      libclang-rt-14-dev bpftrace
+PKGS_DEMO="make gcc clang llvm zlib1g-dev libzstd-dev jq
+      qemu-system-x86 busybox-static cpio xz-utils zstd kmod util-linux"
+PKGS_TEST="bats curl libclang-rt-14-dev bpftrace
       dpkg-dev debhelper fakeroot lintian help2man man-db systemd
       prometheus yamllint python3-kubernetes"
+PKGS=$PKGS_DEMO
+[ "$mode" = demo ] || PKGS="$PKGS $PKGS_TEST"
+if [ -n "$list" ]; then
+	for spec in $PINNED; do echo "${spec%%|*}"; done
+	printf '%s\n' $PKGS
+	exit 0
+fi
+
+[ "$(id -u)" = 0 ] || { echo "setup.sh: run as root (apt-get, /var/cache)" >&2; exit 3; }
 
 have_bpo() {
 	grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/
@@ -52,10 +77,12 @@ done
 
 if [ ${#missing[@]} -gt 0 ] || [ ${#pinned[@]} -gt 0 ]; then
 	if ! have_bpo; then
-		echo "setup: adding bookworm-backports ($BPO)"
+		# the machine's own mirror (GPREEMPT_DEBIAN_MIRROR overrides)
+		mirror=$("$top/scripts/debian-mirror.sh")
+		echo "setup: adding bookworm-backports from $mirror ($BPO)"
 		cat > "$BPO" <<EOS
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -72,8 +99,11 @@ else
 fi
 
 "$top/scripts/kernels.sh" fetch
-# Debian trixie's ROCm runtime for the real-runtime VM tests. Its failure
-# does not stop the set-up: the 5*-rocr guest tests then fail, loudly.
-"$top/scripts/rocr.sh" fetch ||
-	echo "setup: WARNING: the ROCm runtime could not be fetched; the VM suite's real-runtime tests will fail" >&2
-echo "setup: done"
+if [ "$mode" = test ]; then
+	# Debian trixie's ROCm runtime for the real-runtime VM tests. Its
+	# failure does not stop the set-up: the 5*-rocr guest tests then
+	# fail, loudly.
+	"$top/scripts/rocr.sh" fetch ||
+		echo "setup: WARNING: the ROCm runtime could not be fetched; the VM suite's real-runtime tests will fail" >&2
+fi
+echo "setup: done ($mode)"

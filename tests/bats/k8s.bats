@@ -57,8 +57,10 @@ K=$TOP/packaging/k8s
 	grep -q 'apt-get install .*/tmp/gpreempt_\*.deb' "$f" ||
 		grep -q '/tmp/gpreempt_\*.deb \\$' "$f"
 	grep -q '^ENTRYPOINT \["/usr/sbin/gpreempt-ctl", "daemon"\]$' "$f"
-	# Only Debian's archive: no other URL, no curl | sh.
-	! grep -E 'https?://' "$f" | grep -v 'http://deb.debian.org/debian '
+	# Only Debian's archive, from the image's own sources: no URL, no
+	# curl | sh (scripts/debian-mirror.sh finds the mirror).
+	! grep -E '[a-z]+://' "$f"
+	grep -q 'm=$(debian-mirror.sh) && echo "deb $m bookworm-backports main"' "$f"
 	# The image's group id is the one the DaemonSet and the pod use.
 	grep -q 'groupadd --system --gid 4242 gpreempt' "$f"
 	grep -q 'supplementalGroups: \[4242\]' "$K/inference-pod.yaml"

@@ -74,6 +74,8 @@ need() {
 ./usr/lib/systemd/system/gpreempt.service
 ./usr/sbin/gpreempt-ctl
 ./usr/sbin/gpreempt-trace
+./usr/share/gpreempt/drop-ins/detect-queues.conf
+./usr/share/gpreempt/drop-ins/realtime.conf
 ./usr/share/man/man8/gpreempt-ctl.8
 ./usr/share/man/man8/gpreempt-trace.8"
 	diff <(echo "$expected") <(echo "$output")

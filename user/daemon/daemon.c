@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon_int.h"
+#include "daemon_privs.h"
 #include "exitcodes.h"
 #include "notify.h"
 #include "pidfile.h"
@@ -108,6 +109,19 @@ static int loop(struct daemon *d)
 	}
 }
 
+/* One line per feature this process's privileges disable. */
+static void log_privileges(void)
+{
+	char lines[PRIVS_MAX_LINES][PRIVS_LINE];
+	struct privs p;
+	int i, n;
+
+	privs_probe(&p);
+	n = privs_disabled(&p, lines);
+	for (i = 0; i < n; i++)
+		dlog_at(LOG_NOTICE, "%s", lines[i]);
+}
+
 /* Signals, timer, socket, ready file: 0 or -1 with e. */
 static int start(struct daemon *d, sigset_t *old, bool *blocked,
 		 struct gp_err *e)
@@ -142,6 +156,7 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 	     d->has_group ? "root and the group, 0660" : "root only, 0600",
 	     hold, access(KFD_DEV_PATH, F_OK) ? "no " KFD_DEV_PATH " yet" :
 	     KFD_DEV_PATH " present");
+	log_privileges();
 	if (d->o->metrics)
 		dlog("metrics on http://%s/metrics", d->o->metrics);
 	if (d->o->ready && pidfile_write(d->o->ready))
