@@ -199,7 +199,7 @@ void arb_offline_join(struct daemon *d, struct arb_proc *p)
 
 	if (now < p->retry_at)
 		return;
-	if (!target_get(d, p->pid, 0, &e)) {	/* the daemon's own: no quota */
+	if (!target_get(d, p->pid, 0, false, &e)) {	/* the daemon's own: no quota */
 		/* No runtime yet, or refused: try again later, quietly. */
 		if (!p->retry_at)
 			alog(a, "offline pid %d (%s): cannot attach yet: "
@@ -415,6 +415,17 @@ bool arbiter_keeps(const struct daemon *d, const struct client *c)
 
 	for (i = 0; a && i < a->n_notify; i++)
 		if (a->notify_c[i] == c)
+			return true;
+	return false;
+}
+
+bool arbiter_busy_open(const struct daemon *d, const struct client *c)
+{
+	const struct arbiter *a = d->arb;
+	int k;
+
+	for (k = 0; a && k < a->pol.n_busy; k++)
+		if (a->pol.busy[k].src == (uintptr_t)c && a->pol.busy[k].count)
 			return true;
 	return false;
 }

@@ -61,6 +61,8 @@ void arbiter_client_closed(struct daemon *d, struct client *c);
 /* A server's notify connection: kept open however long it is quiet (its
  * busy belongs to it; closing it would resume offline mid-request). */
 bool arbiter_keeps(const struct daemon *d, const struct client *c);
+/* Has connection c a busy open (it may not be closed for an admin)? */
+bool arbiter_busy_open(const struct daemon *d, const struct client *c);
 /* The embedded tracer's fd (--detect queues) for the poll loop, or -1. */
 int arbiter_queues_fd(const struct daemon *d);
 /* ... it was readable: drain it at the next arbiter_tick. */

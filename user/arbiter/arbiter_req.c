@@ -10,9 +10,24 @@
 #include "arb_proto.h"
 #include "util.h"
 
+/*
+ * May c name pid (uid: its owner)? Root, or the process's owner (a
+ * tenant in a container: in its own PID namespace). Checked before the
+ * arbiter learns of the process: a refused request adds nothing.
+ */
+static int may_name(const struct client *c, int pid, uid_t uid,
+		    const char *what, struct gp_err *e)
+{
+	if (c->admin || (c->uid == uid && !peer_may_act(c, pid)))
+		return 0;
+	return gp_err_set(e, GP_EXIT_PRIV, EPERM, "uid %u may not %s pid %d "
+			  "(uid %u): only root or the process's owner", c->uid,
+			  what, pid, uid);
+}
+
 /* The online process a busy/idle means, known or newly classified. */
-static struct arb_proc *online_of(struct daemon *d, int pid,
-				  struct gp_err *e)
+static struct arb_proc *online_of(struct daemon *d, struct client *c,
+				  int pid, struct gp_err *e)
 {
 	struct arbiter *a = d->arb;
 	struct arb_proc *p = arb_find(a, pid);
@@ -20,12 +35,16 @@ static struct arb_proc *online_of(struct daemon *d, int pid,
 	enum gp_pclass cls;
 	char err[512];
 
+	if (p && may_name(c, pid, p->uid, "signal for", e))
+		return NULL;
 	if (!p) {
 		if (gp_proc_describe("/proc", pid, &pd)) {
 			gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d",
 				   pid);
 			return NULL;
 		}
+		if (may_name(c, pid, pd.uid, "signal for", e))
+			return NULL;
 		if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
 			gp_err_set(e, GP_EXIT_USAGE, EEXIST, "%s", err);
 			return NULL;
@@ -36,6 +55,8 @@ static struct arb_proc *online_of(struct daemon *d, int pid,
 			cls = GP_CLASS_ONLINE;
 		p = arb_add(a, &pd, cls);
 		if (!p) {
+			dlimit(GP_LIMIT_ARB_PROCS, "busy/idle for pid %d of "
+			       "uid %u refused", pid, pd.uid);
 			gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows "
 				   "%d processes already", ARB_MAX_PROCS);
 			return NULL;
@@ -70,15 +91,9 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 			   "(--detect): busy/idle are not taken");
 		goto err;
 	}
-	p = online_of(d, pid, &e);
+	p = online_of(d, c, pid, &e);
 	if (!p)
 		goto err;
-	if (c->uid != 0 && c->uid != p->uid) {
-		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "uid %u may not signal for "
-			   "pid %d (uid %u): only root or the process's owner",
-			   c->uid, pid, p->uid);
-		goto err;
-	}
 	now = monotonic_ns();
 	was = gp_policy_online_busy(&a->pol);
 	if (busy) {
@@ -124,24 +139,25 @@ static void do_classify(struct daemon *d, struct client *c,
 		goto err;
 	}
 	/* Group members connect at all; root, or the process's owner. */
-	if (c->uid != 0 && c->uid != pd.uid) {
-		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "uid %u may not classify "
-			   "pid %d (uid %u): root only, or the owner in the "
-			   "daemon's --group", c->uid, q->pid, pd.uid);
+	if (may_name(c, q->pid, pd.uid, "classify", &e))
+		goto err;
+	if (!p && !(p = arb_add(a, &pd, GP_CLASS_NONE))) {
+		dlimit(GP_LIMIT_ARB_PROCS, "classify of pid %d refused", q->pid);
+		gp_err_set(&e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows %d "
+			   "processes already", ARB_MAX_PROCS);
 		goto err;
 	}
 	if (gp_classifier_set(&a->cls, q->pid, q->cls)) {
+		dlimit(GP_LIMIT_CLASSES, "classify of pid %d refused", q->pid);
 		gp_err_set(&e, GP_EXIT_BUSY, ENOSPC, "too many run-time "
 			   "classes");
 		goto err;
 	}
 	alog(a, "pid %d (%s) classified %s by pid %d uid %u", q->pid,
 	     pd.comm, gp_pclass_name(q->cls), c->pid, c->uid);
-	if (!p)
-		p = arb_add(a, &pd, GP_CLASS_NONE);
 	/* As a reload would: leaving offline also ends the arbiter's
 	 * session, leaving online its watched queues. */
-	if (p && !arb_set_class(d, p, q->cls, false, "classified") &&
+	if (!arb_set_class(d, p, q->cls, false, "classified") &&
 	    p->cls == GP_CLASS_OFFLINE && !p->joined) {
 		p->retry_at = 0;
 		arb_offline_join(d, p);
@@ -167,12 +183,12 @@ static void do_watch(struct daemon *d, struct client *c,
 		goto err;
 	}
 	/* Reading another process's memory: root only. */
-	if (c->uid != 0) {
+	if (!c->admin) {
 		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "watch is for root: it "
 			   "reads pid %d's memory", q->pid);
 		goto err;
 	}
-	if (!online_of(d, q->pid, &e))
+	if (!online_of(d, c, q->pid, &e))
 		goto err;
 	r = gp_qwatch_add(&a->qw, q->pid, q->queue, q->wptr, q->rptr);
 	if (r) {

@@ -43,11 +43,17 @@ struct config;
  */
 #define DAEMON_MAX_CLIENTS 64
 #define DAEMON_ROOT_SLOTS 8
+/* Connections one tenant uid may have open at once (busy/idle ones
+ * included), so that one tenant cannot take every slot. */
+#define DAEMON_MAX_CONN_PER_UID 8
 /* A failed resume is retried after 100 ms, doubling up to 5 s. */
 #define RESUME_RETRY_MIN_NS (100ULL * 1000000ULL)
 #define RESUME_RETRY_MAX_NS (5ULL * 1000000000ULL)
 /* Targets one non-root user may have the daemon hold at once. */
 #define DAEMON_MAX_PER_UID 8
+/* Sessions tenants cannot take (PROTO_MAX_SESSIONS in all): root's and
+ * the arbiter's, so plain attaches cannot lock the arbiter out. */
+#define DAEMON_ADMIN_SESSIONS 16
 /* A connection with no request read and no reply taken this long is
  * closed (a client that stops reading, or never writes). */
 #define DAEMON_IDLE_NS (30ULL * 1000000000ULL)

@@ -133,16 +133,6 @@ static bool peer_allowed(struct daemon *d, int fd, const struct ucred *uc)
 	return false;
 }
 
-/* Connected clients that are not root. */
-static uint32_t users(const struct daemon *d)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < d->n_c; i++)
-		n += d->c[i]->uid != 0;
-	return n;
-}
-
 void client_accept(struct daemon *d)
 {
 	struct ucred uc;
@@ -164,22 +154,9 @@ void client_accept(struct daemon *d)
 	c->uid = uc.uid;
 	c->pid = uc.pid;
 	c->last_ns = monotonic_ns();
-	if (d->n_c == DAEMON_MAX_CLIENTS) {
-		dm_clients_rejected();
-		gp_err_set(&e, GP_EXIT_DAEMON, EMFILE, "the daemon serves %d "
-			   "clients already: try again later",
-			   DAEMON_MAX_CLIENTS);
-		c->closing = true;
-	} else if (uc.uid && users(d) >= DAEMON_MAX_CLIENTS -
-		   DAEMON_ROOT_SLOTS) {
-		/* root can always get in: to see and end what others do */
-		gp_err_set(&e, GP_EXIT_DAEMON, EMFILE, "the daemon serves %d "
-			   "non-root clients already, its limit (%d more "
-			   "slots are kept for root): try again later",
-			   DAEMON_MAX_CLIENTS - DAEMON_ROOT_SLOTS,
-			   DAEMON_ROOT_SLOTS);
-		c->closing = true;
-	} else if (!peer_allowed(d, fd, &uc)) {
+	peer_identify(fd, &uc, c);
+	/* authorized first: a refused peer takes no slot, evicts nobody */
+	if (!peer_allowed(d, fd, &uc)) {
 		dlog_at(LOG_WARNING, "refused pid %d uid %u gid %u: not root%s%s", uc.pid,
 		      uc.uid, uc.gid, d->has_group ? " nor in group " : "",
 		      d->has_group ? d->o->group : "");
@@ -188,6 +165,9 @@ void client_accept(struct daemon *d)
 			   "root%s", uc.uid, d->has_group ? ", or group " : "",
 			   d->has_group ? d->o->group : "",
 			   d->has_group ? " or join the group" : "");
+		c->closing = true;
+	} else if (peer_admit(d, c, &e)) {
+		dm_clients_rejected();
 		c->closing = true;
 	}
 	if (c->closing) {

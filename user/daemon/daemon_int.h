@@ -25,6 +25,7 @@ struct target {
 	struct session *s;
 	pid_t pid;
 	uid_t uid;		/* whose request attached it (quota) */
+	bool tenant;		/* ... a tenant's (daemon_peer.c) */
 	uint64_t held_since;	/* monotonic ns of the first suspend, 0 */
 	uint64_t deadline;	/* resume at this monotonic ns, 0: none */
 	uint32_t resume_failures; /* in a row; retried with backoff */
@@ -37,6 +38,9 @@ struct client {
 	int fd;
 	uid_t uid;
 	pid_t pid;
+	bool admin;		/* daemon_peer.c: node root, else a tenant */
+	bool foreign;		/* in another PID or user namespace */
+	uint64_t pidns, userns;	/* its namespaces' inodes, 0: unknown */
 	bool closing;		/* close once out is flushed */
 	uint64_t last_ns;	/* monotonic ns of its last progress */
 	bool waiting;		/* wait for a runtime: no reply yet */
@@ -103,6 +107,33 @@ void dm_gone(pid_t pid);
 void dm_clients_rejected(void);
 void daemon_metrics_render(void *ctx, struct prom_buf *b);
 
+/* daemon_limits.c: a full table or slot, counted by cause and logged
+ * (rate-limited). */
+enum gp_limit {
+	GP_LIMIT_CLIENTS,	/* the connection table */
+	GP_LIMIT_CLIENTS_UID,	/* connections of one tenant uid */
+	GP_LIMIT_EVICTED,	/* an idle connection closed for an admin */
+	GP_LIMIT_ARB_PROCS,	/* the arbiter's process table */
+	GP_LIMIT_CLASSES,	/* run-time classes */
+	GP_LIMIT_SESSIONS,	/* the daemon's sessions */
+	GP_LIMIT_HOLDS_UID,	/* sessions of one tenant uid */
+	GP_LIMIT_BUSY_EXPIRED,	/* a busy not renewed within its bound */
+	GP_LIMIT__N,
+};
+void dlimit(enum gp_limit cause, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+uint64_t dlimit_hits(enum gp_limit cause);
+void dlimit_render(struct prom_buf *b);
+
+/* daemon_peer.c: who a peer is (the trust model). */
+struct ucred;
+void peer_identify(int fd, const struct ucred *uc, struct client *c);
+/* May tenant c act on pid, given its namespace? 0 or -EPERM (uids are
+ * the caller's check). */
+int peer_may_act(const struct client *c, pid_t pid);
+/* Room for c in the connection table: 0, or -1 with e (logged). */
+int peer_admit(struct daemon *d, const struct client *c, struct gp_err *e);
+
 /* daemon_sock.c */
 int dsock_resolve_group(struct daemon *d, struct gp_err *e);
 int dsock_open(struct daemon *d, struct gp_err *e);
@@ -138,7 +169,7 @@ int daemon_waiting(struct daemon *d, uint64_t now);
 struct target *target_find(struct daemon *d, pid_t pid);
 /* The warm session of pid, attaching on first use; NULL with e. */
 struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
-			  struct gp_err *e);
+			  bool tenant, struct gp_err *e);
 /* Release t; it leaves the table now or once its detach is done. */
 void target_drop(struct daemon *d, struct target *t);
 void target_info(const struct target *t, struct proto_session *ps);

@@ -21,7 +21,7 @@ static struct target *get_authorized(struct daemon *d, struct client *c,
 				     pid_t pid, struct gp_err *e)
 {
 	bool fresh = !target_find(d, pid);
-	struct target *t = target_get(d, pid, c->uid, e);
+	struct target *t = target_get(d, pid, c->uid, !c->admin, e);
 
 	if (t && fresh && authorize(c, pid, e)) {
 		target_drop(d, t);
@@ -209,11 +209,19 @@ static int authorize(const struct client *c, pid_t pid, struct gp_err *e)
 {
 	uid_t u[4];
 
-	if (c->uid == 0)
+	if (c->admin)
 		return 0;
 	if (procfs_uids(pid, u))
 		return gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d",
 				  pid);
+	if (peer_may_act(c, pid)) {
+		dlog("refused tenant pid %d uid %u on pid %d: outside its "
+		     "namespace", c->pid, c->uid, pid);
+		return gp_err_set(e, GP_EXIT_PRIV, EPERM, "pid %d is not in "
+				  "the caller's PID namespace: a tenant (a "
+				  "container) acts only on its own processes",
+				  pid);
+	}
 	if (u[0] == c->uid && u[1] == c->uid && u[2] == c->uid)
 		return 0;
 	dlog("refused uid %u on pid %d (uid %u): not its owner", c->uid,

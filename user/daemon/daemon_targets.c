@@ -85,8 +85,18 @@ static uint32_t owned(const struct daemon *d, uid_t uid)
 	return n;
 }
 
+/* Targets tenants attached (held or detaching). */
+static uint32_t tenants_own(const struct daemon *d)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->n_t; i++)
+		n += d->t[i].tenant;
+	return n;
+}
+
 struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
-			  struct gp_err *e)
+			  bool tenant, struct gp_err *e)
 {
 	struct target *t = target_find(d, pid);
 	struct session *s, *pending = NULL;
@@ -102,13 +112,29 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 	}
 	if (session_check_pid(pid, e) || need_kfd(d, e))
 		return NULL;
-	if (uid && owned(d, uid) >= DAEMON_MAX_PER_UID) {
+	if (tenant && owned(d, uid) >= DAEMON_MAX_PER_UID) {
+		dlimit(GP_LIMIT_HOLDS_UID, "uid %u: %d targets, pid %d "
+		       "refused", uid, DAEMON_MAX_PER_UID, pid);
 		gp_err_set(e, GP_EXIT_BUSY, EDQUOT, "uid %u holds %d targets "
 			   "in the daemon already, the quota of a non-root "
 			   "user: detach one first", uid, DAEMON_MAX_PER_UID);
 		return NULL;
 	}
+	if (tenant && tenants_own(d) >= PROTO_MAX_SESSIONS -
+	    DAEMON_ADMIN_SESSIONS) {
+		dlimit(GP_LIMIT_SESSIONS, "tenants hold %d targets, pid %d of "
+		       "uid %u refused", PROTO_MAX_SESSIONS -
+		       DAEMON_ADMIN_SESSIONS, pid, uid);
+		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "tenants hold %d targets "
+			   "in the daemon already (%d more are kept for root "
+			   "and the arbiter): try again later",
+			   PROTO_MAX_SESSIONS - DAEMON_ADMIN_SESSIONS,
+			   DAEMON_ADMIN_SESSIONS);
+		return NULL;
+	}
 	if (d->n_t == PROTO_MAX_SESSIONS) {
+		dlimit(GP_LIMIT_SESSIONS, "%d targets, pid %d refused",
+		       PROTO_MAX_SESSIONS, pid);
 		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the daemon holds %d "
 			   "targets already: detach one first",
 			   PROTO_MAX_SESSIONS);
@@ -123,6 +149,7 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 	t->s = s ? s : pending;
 	t->pid = pid;
 	t->uid = uid;
+	t->tenant = tenant;
 	if (!s) {
 		keep_detaching(d, t);
 		return NULL;

@@ -1,0 +1,129 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The trust model on the host (docs/reliability.md, "Trust model"), with
+# the real daemon and real users created here: a container's root is a
+# tenant, a refused request adds nothing to the arbiter's table, one
+# tenant cannot take every connection slot, and root always gets in.
+# Holding real targets is the VM's (tests/vm/); nothing here needs KFD.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	CTL=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd: the VM tests cover it"
+	command -v useradd >/dev/null || skip "no useradd"
+	D=$(mktemp -d /tmp/gptenancy.XXXXXX)
+	chmod 0755 "$D"
+	SOCK=$D/ctl.sock
+	DPID= HOLD= TARGET=
+	GRP=gpt1grp$$
+	UA=gpt1a$$
+	UB=gpt1b$$
+	groupadd "$GRP"
+	useradd -M -N -g "$GRP" -s /usr/sbin/nologin "$UA"
+	useradd -M -N -g "$GRP" -s /usr/sbin/nologin "$UB"
+}
+
+teardown() {
+	for p in $HOLD $TARGET $DPID; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	userdel "$UA" 2>/dev/null
+	userdel "$UB" 2>/dev/null
+	groupdel "$GRP" 2>/dev/null
+	rm -rf "$D"
+	true
+}
+
+load daemon_helper
+
+as() { # USER CMD...: with the user's uid and the group, no other groups
+	local u=$1
+	shift
+	setpriv --reuid="$u" --regid="$GRP" --clear-groups "$@"
+}
+
+# hold WHO N: WHO (a user, or "root") holds N connections open; waits for
+# its report in $D/hold.WHO (one line per connection, then "done").
+hold() {
+	local who=$1 n=$2 py=/usr/bin/python3
+	[ -x "$py" ] || skip "no /usr/bin/python3"
+	touch "$D/hold.$who"
+	[ "$who" = root ] || chown "$who" "$D/hold.$who"
+	if [ "$who" = root ]; then
+		"$py" "$BATS_TEST_DIRNAME/hold_conns.py" "$SOCK" "$n" \
+			"$D/hold.$who" &
+	else
+		as "$who" "$py" "$BATS_TEST_DIRNAME/hold_conns.py" "$SOCK" \
+			"$n" "$D/hold.$who" &
+	fi
+	HOLD="$HOLD $!"
+	for _ in $(seq 600); do
+		grep -qx done "$D/hold.$who" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$D/hold.$who"
+	return 1
+}
+
+@test "tenancy: root in another PID namespace (a container) is a tenant" {
+	command -v unshare >/dev/null || skip "no unshare"
+	sleep 300 &
+	TARGET=$!
+	daemon_bg --socket "$SOCK"
+	# node root: past the rule (and on to the missing /dev/kfd)
+	run -4 "$CTL" daemon --socket "$SOCK" --send "attach pid=$TARGET"
+	# the same uid 0 from a new PID namespace: a tenant, refused, nothing
+	# attached; status still answers it
+	for verb in suspend attach resume detach; do
+		run -3 unshare --pid --fork --mount-proc "$CTL" daemon \
+			--socket "$SOCK" --send "$verb pid=$TARGET"
+		[[ "$output" == "err 3 1 pid $TARGET is not in the caller's PID namespace"* ]] ||
+			{ echo "$verb: $output"; false; }
+	done
+	run -0 unshare --pid --fork --mount-proc "$CTL" daemon \
+		--socket "$SOCK" --send status
+	[ "${lines[-1]}" = ok ]
+	[ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$TARGET/status)" = 0 ]
+	grep -q "refused tenant pid [0-9]* uid 0 on pid $TARGET" "$D/log"
+}
+
+@test "tenancy: a refused busy pid=N adds nothing to the arbiter's table" {
+	daemon_bg --socket "$SOCK" --group "$GRP" --offline comm=no-such-job
+	# another user's process, named by a tenant: refused ...
+	for _ in 1 2 3; do
+		run -3 as "$UA" "$CTL" daemon --socket "$SOCK" --send "busy pid=1"
+		[[ "$output" == "err 3 1 uid "*" may not signal for pid 1 (uid 0)"* ]]
+	done
+	# ... and pid 1 never joined: the arbiter does not list it (with no
+	# --online selector, a known process named by busy is online)
+	run -0 "$CTL" policy -j -s "$SOCK"
+	! grep -q '"type":"proc","pid":1,' <<<"$output"
+	# root may
+	run -0 "$CTL" daemon --socket "$SOCK" --send "busy pid=1 scope=pid"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"type":"proc","pid":1,"class":"online"' <<<"$output"
+}
+
+@test "tenancy: one tenant cannot take every connection; refusals logged" {
+	daemon_bg --socket "$SOCK" --group "$GRP"
+	hold "$UA" 12
+	# 8 connections per tenant uid, the rest refused with the reason
+	[ "$(grep -c '^ok$' "$D/hold.$UA")" -eq 8 ]
+	grep -q "^err 11 24 uid [0-9]* has 8 connections open, the limit per user" \
+		"$D/hold.$UA"
+	grep -q "limit clients_per_uid: refused pid [0-9]* uid" "$D/log"
+	# another tenant and root still get in
+	run -0 as "$UB" "$CTL" daemon --socket "$SOCK" --send status
+	run -0 "$CTL" daemon --socket "$SOCK" --send status
+}
+
+@test "tenancy: root gets a connection when the table is full (oldest idle closed)" {
+	daemon_bg --socket "$SOCK"
+	hold root 64
+	[ "$(grep -c '^ok$' "$D/hold.root")" -eq 64 ]
+	run -0 "$CTL" daemon --socket "$SOCK" --send status
+	[ "${lines[-1]}" = ok ]
+	grep -q "limit idle_evicted_for_admin: closed the idle connection" "$D/log"
+}
