@@ -3,8 +3,9 @@
 # Run gpreempt's test suites and sum them. Every suite prints TAP; a test
 # binary that dies without reporting a failure counts as one.
 #
-#   scripts/run-tests.sh [all|unit|bpf|bats|fuzz|vm]...
+#   scripts/run-tests.sh [all|structure|unit|bpf|bats|fuzz|vm]...
 #
+# structure  the include lines keep the layers (tests/structure)
 # unit  L0: C unit tests of pure logic (tests/unit)
 # bpf   L1: BPF logic under BPF_PROG_TEST_RUN in the host kernel (tests/bpf)
 # bats  CLI tests of the real binaries on the host (tests/bats)
@@ -23,7 +24,7 @@ log=$(mktemp /tmp/gptests.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
 [ $# -gt 0 ] || set -- all
-[ "$1" = all ] && set -- unit bpf bats fuzz vm bench
+[ "$1" = all ] && set -- structure unit bpf bats fuzz vm bench
 
 # Record one synthetic TAP failure (build breaks, crashed binaries).
 fail_line() { echo "not ok - $*" | tee -a "$log"; }
@@ -72,6 +73,7 @@ for suite in "$@"; do
 		if [ $built = 0 ]; then build || continue; built=1; fi ;;
 	esac
 	case $suite in
+	structure) run_tap structure tests/structure/check-layers.sh ;;
 	unit) suite_bins tests/unit ;;
 	bpf) mount_tracing; suite_bins tests/bpf ;;
 	bats)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "hist.h"
-#include "metrics.h"
+#include "metrics_policy.h"
 #include "tap.h"
 #include "util.h"
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "arbiter.h"
 #include "daemon.h"
 #include "gp_notify.h"
 #include "standin.h"
@@ -91,6 +92,7 @@ static int start_daemon(void)
 	dpid = fork();
 	if (dpid == 0) {
 		if (!freopen(logf, "w", stderr) ||
+		    daemon_module_add(&arbiter_module) ||
 		    daemon_parse(15, argv, &o, stdout, stderr))
 			_exit(99);
 		o.idle_ns = 300 * NSEC_PER_MSEC;	/* quiet clients */

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "arbiter.h"
 #include "daemon.h"
 #include "gp_notify.h"
 #include "mqd.h"
@@ -330,6 +331,7 @@ static pid_t daemon_in_userns(void)
 		    put("/proc/self/gid_map", "0 0 1"))
 			_exit(98);
 		if (!freopen(logf, "w", stderr) ||
+		    daemon_module_add(&arbiter_module) ||
 		    daemon_parse(11, argv, &o, stdout, stderr))
 			_exit(99);
 		_exit(daemon_main(&o));
@@ -421,10 +423,12 @@ static pid_t daemon_on_tree(int n, char **argv, const char *kfd,
 	d = fork();
 	if (d == 0) {
 		if (!freopen(logf, "w", stderr) ||
+		    daemon_module_add(&arbiter_module) ||
 		    daemon_parse(11, argv, &o, stdout, stderr))
 			_exit(99);
-		o.arb.kfd_proc_dir = kfd;
-		o.arb.debugfs_kfd_dir = dbg;
+		/* the arbiter is the one module registered */
+		((struct arbiter_opts *)o.mod_opts[0])->kfd_proc_dir = kfd;
+		((struct arbiter_opts *)o.mod_opts[0])->debugfs_kfd_dir = dbg;
 		_exit(daemon_main(&o));
 	}
 	for (int i = 0; i < 100 && access(ready, F_OK); i++)

@@ -51,10 +51,10 @@ void alog(struct arbiter *a, const char *fmt, ...)
 int arbiter_start(struct daemon *d, struct gp_err *e)
 {
 	struct arbiter *a = &arb_storage;
-	const struct arbiter_opts *o = &d->o->arb;
+	const struct arbiter_opts *o = arb_opts(d);
 	char ra[32], win[32];
 
-	if (!o->enabled)
+	if (!o || !o->enabled)
 		return 0;
 	memset(a, 0, sizeof(*a));
 	a->o = o;
@@ -66,7 +66,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	a->started = monotonic_ns();
 	gp_qwatch_init(&a->qw);
 	gp_policy_init(&a->pol, &a->cfg, a->started);
-	d->arb = a;
+	daemon_module_set_data(d, &arbiter_module, a);
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
 	dlog("arbiter: %d online and %d offline selector%s, detect %s%s%s, "
@@ -83,7 +83,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 
 void arbiter_stop(struct daemon *d)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	int i;
 
 	if (!a)
@@ -93,7 +93,7 @@ void arbiter_stop(struct daemon *d)
 	for (i = 0; i < a->n; i++)
 		if (a->p[i].pidfd >= 0)
 			close(a->p[i].pidfd);
-	d->arb = NULL;
+	daemon_module_set_data(d, &arbiter_module, NULL);
 }
 
 struct arb_proc *arb_find(struct arbiter *a, int pid)
@@ -134,7 +134,7 @@ static void arb_remove(struct arbiter *a, struct arb_proc *p)
 /* Carries out the policy's actions, each one KFD ioctl on a warm session. */
 void arb_apply(struct daemon *d)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	int i;
 
 	for (i = 0; i < a->act.n; i++) {
@@ -191,7 +191,7 @@ void arb_apply(struct daemon *d)
 /* An offline process joins: warm session now, then the policy. */
 void arb_offline_join(struct daemon *d, struct arb_proc *p)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct gp_err e = {};
 	uint64_t now = monotonic_ns();
 
@@ -218,7 +218,7 @@ void arb_offline_join(struct daemon *d, struct arb_proc *p)
 /* A process leaves its class (exit or classify). */
 void arb_leave(struct daemon *d, struct arb_proc *p, const char *why)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	uint64_t now = monotonic_ns();
 
 	if (p->cls == GP_CLASS_OFFLINE && p->joined) {
@@ -245,7 +245,7 @@ static bool exited(const struct arb_proc *p)
 bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 		   bool conflict, const char *why)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	enum gp_pclass was = p->cls;
 	struct target *t;
 	char msg[96];
@@ -280,7 +280,7 @@ bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 /* A KFD process not seen before: classify it. */
 void arb_discover(struct daemon *d, int pid)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct gp_proc_desc pd;
 	enum gp_pclass cls;
 	struct arb_proc *p;
@@ -312,7 +312,7 @@ const char *arb_kfd_proc_dir(const struct arbiter *a)
 
 static void arb_scan(struct daemon *d)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	int i, n, *pids = NULL;
 
 	n = gp_dir_ids(arb_kfd_proc_dir(a), &pids);
@@ -337,7 +337,7 @@ static void arb_scan(struct daemon *d)
 static void qw_busy(void *ctx, int pid, bool busy)
 {
 	struct daemon *d = ctx;
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	uint64_t now = monotonic_ns();
 
 	if (busy) {
@@ -357,16 +357,16 @@ static void qw_lost(void *ctx, int pid, uint32_t qid, int err)
 	struct daemon *d = ctx;
 
 	if (qid == UINT32_MAX)
-		alog(d->arb, "queues of pid %d: not readable: %s%s", pid,
+		alog(arb_of(d), "queues of pid %d: not readable: %s%s", pid,
 		     strerror(-err), err == -ESRCH ? " (exited)" : "");
 	else
-		alog(d->arb, "queue %u of pid %d: counters unreadable (%s): "
+		alog(arb_of(d), "queue %u of pid %d: counters unreadable (%s): "
 		     "no longer watched", qid, pid, strerror(-err));
 }
 
 static void arb_poll_queues(struct daemon *d, uint64_t now)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	const struct gp_qw_cb cb = { qw_busy, qw_lost, d };
 
 	if (!a->o->detect_queues || !a->qw.n || now < a->next_poll)
@@ -377,7 +377,7 @@ static void arb_poll_queues(struct daemon *d, uint64_t now)
 
 void arbiter_tick(struct daemon *d)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	uint64_t now;
 
 	if (!a)
@@ -395,7 +395,7 @@ void arbiter_tick(struct daemon *d)
 
 uint64_t arbiter_deadline(const struct daemon *d)
 {
-	const struct arbiter *a = d->arb;
+	const struct arbiter *a = arb_of(d);
 	uint64_t p;
 
 	if (!a)
@@ -410,7 +410,7 @@ uint64_t arbiter_deadline(const struct daemon *d)
 
 bool arbiter_keeps(const struct daemon *d, const struct client *c)
 {
-	const struct arbiter *a = d->arb;
+	const struct arbiter *a = arb_of(d);
 	int i;
 
 	for (i = 0; a && i < a->n_notify; i++)
@@ -421,7 +421,7 @@ bool arbiter_keeps(const struct daemon *d, const struct client *c)
 
 bool arbiter_busy_open(const struct daemon *d, const struct client *c)
 {
-	const struct arbiter *a = d->arb;
+	const struct arbiter *a = arb_of(d);
 	int k;
 
 	for (k = 0; a && k < a->pol.n_busy; k++)
@@ -443,7 +443,7 @@ void arb_note_notify(struct arbiter *a, const struct client *c)
 
 void arbiter_client_closed(struct daemon *d, struct client *c)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	bool was;
 	int i;
 
@@ -463,7 +463,7 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 
 void arbiter_target_gone(struct daemon *d, int pid)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct arb_proc *p;
 
 	if (!a || !(p = arb_find(a, pid)) || p->cls != GP_CLASS_OFFLINE ||

@@ -11,6 +11,10 @@
  * and handed to the policy. Everything runs on the daemon's one thread;
  * the only waits are the bounded KFD ioctls and session attach.
  *
+ * It is a module of the daemon (daemon_module.h): the composition root
+ * registers arbiter_module (arbiter_module.c) before daemon_parse(), and
+ * the daemon calls the functions below through it, never by name.
+ *
  * Files: arbiter_args.c (options, checked before the daemon starts),
  * arbiter.c (state, scan, actions), arbiter_req.c (socket verbs,
  * arb_proto.h), arbiter_reload.c (SIGHUP), arbiter_metrics.c (its
@@ -39,6 +43,10 @@ struct arbiter_opts {
 	const char *debugfs_kfd_dir; /* tests: NULL is /sys/kernel/debug/kfd */
 };
 
+struct gp_module;
+/* What registers the arbiter with the daemon (arbiter_module.c). */
+extern const struct gp_module arbiter_module;
+
 /* The argp child the daemon's parser includes (input: arbiter_opts). */
 extern const struct argp arbiter_argp;
 void arbiter_opts_default(struct arbiter_opts *o);
@@ -54,19 +62,12 @@ void arbiter_stop(struct daemon *d);
 void arbiter_tick(struct daemon *d);
 /* Absolute monotonic ns the timer must fire at, 0 for none. */
 uint64_t arbiter_deadline(const struct daemon *d);
-/* A request line: 1 when it was an arbiter verb (answered), else 0. */
-int arbiter_request(struct daemon *d, struct client *c, const char *line,
-		    size_t len);
 void arbiter_client_closed(struct daemon *d, struct client *c);
 /* A server's notify connection: kept open however long it is quiet (its
  * busy belongs to it; closing it would resume offline mid-request). */
 bool arbiter_keeps(const struct daemon *d, const struct client *c);
 /* Has connection c a busy open (it may not be closed for an admin)? */
 bool arbiter_busy_open(const struct daemon *d, const struct client *c);
-/* The embedded tracer's fd (--detect queues) for the poll loop, or -1. */
-int arbiter_queues_fd(const struct daemon *d);
-/* ... it was readable: drain it at the next arbiter_tick. */
-void arbiter_queues_ready(struct daemon *d);
 /* A target left the daemon (exited, detached). */
 void arbiter_target_gone(struct daemon *d, int pid);
 /*
@@ -74,7 +75,7 @@ void arbiter_target_gone(struct daemon *d, int pid);
  * classes and policy to the running arbiter without dropping a hold
  * (starts or stops it when n turns it on or off).
  */
-void arbiter_reload(struct daemon *d, const struct arbiter_opts *n);
+void arbiter_reload(struct daemon *d, const void *n);
 struct prom_buf;
 /* Its Prometheus families (metrics.h), nothing when it does not run. */
 void arbiter_metrics(const struct daemon *d, struct prom_buf *b);

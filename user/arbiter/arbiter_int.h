@@ -5,6 +5,7 @@
 
 #include "arbiter.h"
 #include "daemon_int.h"
+#include "daemon_module.h"
 #include "exitcodes.h"
 #include "qwatch.h"
 
@@ -42,6 +43,22 @@ struct arbiter {
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };
+
+/* Its state while it runs (else NULL) and its options block (NULL when
+ * the daemon's options were built without the module): daemon_module.h. */
+static inline struct arbiter *arb_of(const struct daemon *d)
+{
+	return daemon_module_data(d, &arbiter_module);
+}
+
+static inline struct arbiter_opts *arb_opts(const struct daemon *d)
+{
+	return daemon_module_opts(d, &arbiter_module);
+}
+
+/* The module's verbs (arbiter_req.c) and fd callback (arbiter_queues.c). */
+void arbiter_verb(struct daemon *d, struct client *c, const char *line,
+		  size_t len);
 
 #define ARB_LOG_PER_SEC 50
 void alog(struct arbiter *a, const char *fmt, ...)

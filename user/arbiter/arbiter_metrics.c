@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The arbiter's part of the --metrics scrape (arbiter.h, metrics.h). */
 #include "arbiter_int.h"
-#include "metrics.h"
+#include "metrics_policy.h"
 #include "util.h"
 
 static const char *comm_of(void *ctx, int pid)
@@ -13,7 +13,8 @@ static const char *comm_of(void *ctx, int pid)
 
 void arbiter_metrics(const struct daemon *d, struct prom_buf *b)
 {
-	if (d->arb)
-		metrics_render_policy(&d->arb->pol, monotonic_ns(), comm_of,
-				      d->arb, b);
+	struct arbiter *a = arb_of(d);
+
+	if (a)
+		metrics_render_policy(&a->pol, monotonic_ns(), comm_of, a, b);
 }

@@ -74,18 +74,18 @@ static int arbq_libbpf_print(enum libbpf_print_level l, const char *fmt,
 
 static struct arbq *arbq_of(const struct daemon *d)
 {
-	return d->arb && d->arb->o->detect_queues ? &arbq_storage : NULL;
+	return arb_of(d) && arb_of(d)->o->detect_queues ? &arbq_storage : NULL;
 }
 
 /* Is pid online? A creator not seen by the scan yet is classified now. */
 static bool arbq_online(void *ctx, int pid)
 {
 	struct daemon *d = ctx;
-	struct arb_proc *p = arb_find(d->arb, pid);
+	struct arb_proc *p = arb_find(arb_of(d), pid);
 
 	if (!p) {
 		arb_discover(d, pid);
-		p = arb_find(d->arb, pid);
+		p = arb_find(arb_of(d), pid);
 	}
 	return p && p->cls == GP_CLASS_ONLINE;
 }
@@ -93,7 +93,7 @@ static bool arbq_online(void *ctx, int pid)
 /* The daemon's feeding function: one tracer event into the watcher. */
 void arbq_event(struct daemon *d, const struct gp_event *e)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct arbq *q = arbq_of(d);
 	bool ended;
 	enum gp_qf_result r;
@@ -157,6 +157,16 @@ static int create_hook(void)
 	return -1;
 }
 
+/* The embedded tracer's fd was readable (daemon_io_add): drain it at
+ * the next tick. */
+static void queues_ready(struct daemon *d, void *ud)
+{
+	struct arbq *q = arbq_of(d);
+
+	if (q)
+		q->ready = true;
+}
+
 void arbq_start(struct daemon *d)
 {
 	struct arbq *q = &arbq_storage;
@@ -172,7 +182,7 @@ void arbq_start(struct daemon *d)
 	memset(q, 0, sizeof(*q));
 	if (!arbq_of(d))
 		return;
-	gp_qfeed_init(&q->f, &d->arb->qw, arbq_online, d);
+	gp_qfeed_init(&q->f, &arb_of(d)->qw, arbq_online, d);
 	arbq_verbose = d->o->verbose;
 	libbpf_set_print(arbq_libbpf_print);
 	if (gp_probe_open(&po, &q->probe, &err)) {
@@ -187,6 +197,9 @@ void arbq_start(struct daemon *d)
 		q->probe = NULL;
 		return;
 	}
+	if (daemon_io_add(d, gp_probe_fd(q->probe), queues_ready, NULL))
+		dlog_at(LOG_ERR, "arbiter: the daemon's loop has no room "
+			"for the embedded tracer's fd (DAEMON_MAX_IO)");
 	at = gp_probe_attach_info(q->probe);
 	h = create_hook();
 	q->feeding = h >= 0 && at->plan[h].attached;
@@ -209,6 +222,8 @@ void arbq_stop(struct daemon *d)
 {
 	struct arbq *q = &arbq_storage;
 
+	if (q->probe)
+		daemon_io_remove(d, gp_probe_fd(q->probe));
 	gp_probe_close(q->probe);
 	q->probe = NULL;
 	if (q->job)		/* its thread frees it when it ends */
@@ -217,20 +232,6 @@ void arbq_stop(struct daemon *d)
 	q->n_wait = 0;
 }
 
-int arbiter_queues_fd(const struct daemon *d)
-{
-	struct arbq *q = arbq_of(d);
-
-	return q && q->probe ? gp_probe_fd(q->probe) : -1;
-}
-
-void arbiter_queues_ready(struct daemon *d)
-{
-	struct arbq *q = arbq_of(d);
-
-	if (q)
-		q->ready = true;
-}
 
 /* Captured addresses: this daemon's probe map. */
 static bool cap_probe(void *ctx, int pid, uint32_t gpu, uint32_t qid,
@@ -310,7 +311,7 @@ static void arbq_seed(struct daemon *d, struct arbq *q, int pid,
 		      const struct gp_qf_mqd *m)
 {
 	struct { struct gp_qf_sysq q[GP_QW_MAX_QUEUES]; size_t n; } s = {};
-	struct gp_scan_opts so = { .root = d->arb->o->kfd_proc_dir,
+	struct gp_scan_opts so = { .root = arb_of(d)->o->kfd_proc_dir,
 				   .pids = &pid, .npids = 1 };
 	gp_qf_capture_fn caps[2] = { cap_probe, cap_pinned };
 	static const struct gp_qf_mqd none;
@@ -336,11 +337,11 @@ static void arbq_seed(struct daemon *d, struct arbq *q, int pid,
 	if (pin >= 0)
 		close(pin);
 	if (added)
-		alog(d->arb, "online pid %d: %d existing queue%s watched "
+		alog(arb_of(d), "online pid %d: %d existing queue%s watched "
 		     "(tracer capture or debugfs MQD dump)", pid, added,
 		     added == 1 ? "" : "s");
 	if ((size_t)added < s.n)
-		alog(d->arb, "online pid %d: %zu of its %zu queues not "
+		alog(arb_of(d), "online pid %d: %zu of its %zu queues not "
 		     "watched (gpreempt-ctl policy says why)", pid,
 		     s.n - added, s.n);
 }
@@ -358,7 +359,7 @@ static bool seeded(const struct arbq *q, int pid)
 void arbq_tick(struct daemon *d)
 {
 	struct arbq *q = arbq_of(d);
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	const struct gp_qf_mqd *m;
 	int i;
 
@@ -434,7 +435,7 @@ void arbq_policy(struct daemon *d, struct client *c)
 	struct arbq *q = arbq_of(d);
 	const struct gp_qfeed_stats *s;
 	const struct gp_attach *at;
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct unw_ctx u = { c, q };
 	int i;
 

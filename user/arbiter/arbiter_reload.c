@@ -52,7 +52,7 @@ static enum gp_pclass reclass(struct arbiter *a, const struct arb_proc *p,
 /* Ends the busy of every source but the queue watcher (notify off). */
 static void end_notify(struct daemon *d)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	uint64_t src[GP_POLICY_MAX_BUSY];
 	int i, n = 0;
 
@@ -71,7 +71,7 @@ static void end_notify(struct daemon *d)
 
 static void end_queues(struct daemon *d)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	int i;
 
 	for (i = 0; i < a->qw.n; i++)
@@ -88,7 +88,7 @@ static void end_queues(struct daemon *d)
 /* The watchdog bound of the arbiter's holds follows --max-hold. */
 static void rearm_holds(struct daemon *d)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct target *t;
 	int i;
 
@@ -107,16 +107,19 @@ static int held_count(const struct arbiter *a)
 	return n;
 }
 
-void arbiter_reload(struct daemon *d, const struct arbiter_opts *n)
+void arbiter_reload(struct daemon *d, const void *new_opts)
 {
+	const struct arbiter_opts *n = new_opts;
 	char ra[32], win[32], poll[32];
-	struct arbiter_opts *o = &d->cur.arb;
-	const char *dir = o->kfd_proc_dir;	/* tests' stand-in, kept */
-	struct arbiter *a = d->arb;
+	struct arbiter_opts *o = arb_opts(d);
+	const char *dir = o ? o->kfd_proc_dir : NULL; /* tests' stand-in, kept */
+	struct arbiter *a = arb_of(d);
 	struct gp_err e = {};
 	int i, moved = 0;
 	bool conflict;
 
+	if (!o)
+		return;		/* the daemon was built without its options */
 	if (!a) {
 		*o = *n;
 		o->kfd_proc_dir = dir;

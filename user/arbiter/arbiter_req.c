@@ -29,7 +29,7 @@ static int may_name(const struct client *c, int pid, uid_t uid,
 static struct arb_proc *online_of(struct daemon *d, struct client *c,
 				  int pid, struct gp_err *e)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct arb_proc *p = arb_find(a, pid);
 	struct gp_proc_desc pd;
 	enum gp_pclass cls;
@@ -76,7 +76,7 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 static void do_busy_idle(struct daemon *d, struct client *c,
 			 const struct arb_req *q)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	int pid = q->pid ? q->pid : c->pid;
 	uint64_t src = q->pid_scope ? (1ULL << 63) | (uint32_t)pid :
 				      (uintptr_t)c;
@@ -129,7 +129,7 @@ err:
 static void do_classify(struct daemon *d, struct client *c,
 			const struct arb_req *q)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct arb_proc *p = arb_find(a, q->pid);
 	struct gp_proc_desc pd;
 	struct gp_err e = {};
@@ -172,7 +172,7 @@ err:
 static void do_watch(struct daemon *d, struct client *c,
 		     const struct arb_req *q)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	struct gp_err e = {};
 	int r;
 
@@ -240,7 +240,7 @@ static void hist_line(struct client *c, const char *name,
 
 static void do_policy(struct daemon *d, struct client *c)
 {
-	struct arbiter *a = d->arb;
+	struct arbiter *a = arb_of(d);
 	const struct gp_policy_stats *s = &a->pol.st;
 	uint64_t now = monotonic_ns();
 	int i, k;
@@ -312,25 +312,25 @@ static void do_policy(struct daemon *d, struct client *c)
 	reply_ok(c);
 }
 
-int arbiter_request(struct daemon *d, struct client *c, const char *l,
-		    size_t len)
+/* Every verb of the module (arbiter_module.c): the line's own parser
+ * tells them apart. */
+void arbiter_verb(struct daemon *d, struct client *c, const char *l,
+		  size_t len)
 {
 	struct arb_req q;
 	struct gp_err e = {};
 	int r = arb_parse_request(l, len, &q, &e);
 
-	if (r == 0)
-		return 0;
-	if (r < 0) {
+	if (r <= 0) {	/* 0 cannot be: the daemon matched the verb */
 		reply_err(c, &e);
-		return 1;
+		return;
 	}
-	if (!d->arb) {
+	if (!arb_of(d)) {
 		gp_err_set(&e, GP_EXIT_USAGE, ENOTSUP, "the daemon does not "
 			   "arbitrate: start it with --offline SEL (and "
 			   "--online SEL)");
 		reply_err(c, &e);
-		return 1;
+		return;
 	}
 	if (q.verb == ARB_BUSY || q.verb == ARB_IDLE)
 		do_busy_idle(d, c, &q);
@@ -340,5 +340,4 @@ int arbiter_request(struct daemon *d, struct client *c, const char *l,
 		do_watch(d, c, &q);
 	else
 		do_policy(d, c);
-	return 1;
 }

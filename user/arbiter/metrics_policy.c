@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "metrics.h"
+#include "metrics_policy.h"
 
 #define NS_PER_S 1e9
 /* The policy's histograms are log2 in ns (slot k: [2^k, 2^(k+1)) ns,

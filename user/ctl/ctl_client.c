@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "arbiter.h"
 #include "ctl_cmd.h"
 #include "ctl_conn.h"
 #include "daemon.h"
@@ -225,6 +226,8 @@ int ctl_cmd_daemon(const struct ctl_args *a)
 	struct daemon_opts o;
 	int r;
 
+	/* Its modules first: their options are the daemon's too. */
+	daemon_module_add(&arbiter_module);
 	/* The daemon parses its own options (daemon_args.c). */
 	r = daemon_parse(a->sub_argc, a->sub_argv, &o, stdout, stderr);
 	if (r)

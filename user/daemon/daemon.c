@@ -25,12 +25,12 @@
 static int loop(struct daemon *d)
 {
 	struct pollfd p[4 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS + 1 +
-			MHTTP_MAX_CONN + 1];
+			MHTTP_MAX_CONN + DAEMON_MAX_IO];
 	struct signalfd_siginfo si;
 	uint32_t i, nt, nc;
 	uint64_t ticks, now, next_tick = 0;
 	bool chld;
-	int n, r, nm, timeout, wait;
+	int n, r, nm, nio, timeout, wait;
 
 	for (;;) {
 		/* first, so a reply it makes is polled for below */
@@ -53,13 +53,15 @@ static int loop(struct daemon *d)
 		p[n++] = (struct pollfd){ dlog_fd(), POLLOUT, 0 };
 		/* then the metrics endpoint's fds (metrics_http.h) */
 		nm = mhttp_pollfds(&d->http, p + n);
-		/* and the arbiter's embedded tracer (-1: none) */
-		p[n + nm] = (struct pollfd){ arbiter_queues_fd(d), POLLIN, 0 };
+		/* and the modules' fds (daemon_io_add) */
+		nio = d->n_io;
+		for (i = 0; i < (uint32_t)nio; i++)
+			p[n + nm + i] = (struct pollfd){ d->io[i].fd, POLLIN, 0 };
 		timeout = mhttp_timeout_ms(&d->http, monotonic_ns());
 		if (wait >= 0 && (timeout < 0 || wait < timeout))
 			timeout = wait;
 		timeout = timeout >= 0 && timeout < TICK_MS ? timeout : TICK_MS;
-		r = poll(p, n + nm + 1, timeout);
+		r = poll(p, n + nm + nio, timeout);
 		if (r < 0 && errno != EINTR) {
 			dlog_at(LOG_ERR, "poll: %s", strerror(errno));
 			return SIGTERM;
@@ -92,9 +94,12 @@ static int loop(struct daemon *d)
 			while (read(d->tfd, &ticks, sizeof(ticks)) > 0)
 				;
 		targets_watchdog(d);
-		if (r > 0 && p[n + nm].revents)
-			arbiter_queues_ready(d);
-		arbiter_tick(d);
+		/* (a reload above may have changed the table: by fd) */
+		for (i = 0; r > 0 && i < (uint32_t)nio; i++)
+			if (p[n + nm + i].revents && i < d->n_io &&
+			    d->io[i].fd == p[n + nm + i].fd)
+				d->io[i].cb(d, d->io[i].ud);
+		dmod_tick(d);
 		/* a runtime enabled above, or a wait over */
 		daemon_waiting(d, monotonic_ns());
 		/* clients polled this round, last first: closing one moves
@@ -149,7 +154,7 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 			return -1;
 		daemon_metrics_start();
 	}
-	if (dsock_open(d, e) || arbiter_start(d, e))
+	if (dsock_open(d, e) || dmod_start(d, e))
 		return -1;
 	fmt_ns(hold, sizeof(hold), d->max_hold_ns);
 	dlog("listening on %s (%s; --max-hold %s; %s)", d->path,
@@ -191,7 +196,7 @@ int daemon_main(const struct daemon_opts *o)
 		notify_send("STOPPING=1");
 		targets_shutdown(&d, sig);
 	}
-	arbiter_stop(&d);	/* NULL-safe: start() may have failed first */
+	dmod_stop(&d);	/* each NULL-safe: start() may have failed first */
 	mhttp_close(&d.http);
 	while (d.n_c)
 		client_close(&d, d.n_c - 1);

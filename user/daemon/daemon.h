@@ -24,6 +24,8 @@
  * daemon_req.c (requests), daemon_targets.c (sessions, holds, watchdog),
  * daemon_log.c (the log); daemon_int.h is what they share. The client
  * is user/ctl/ctl_conn.c; the daemon includes nothing from user/ctl/.
+ * Modules (the arbiter) register through daemon_module.h
+ * (daemon_module.c); the daemon names none of them.
  */
 #ifndef GP_DAEMON_H
 #define GP_DAEMON_H
@@ -32,7 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arbiter.h"
+#include "daemon_module.h"
 struct config;
 
 #define DAEMON_DEFAULT_MAX_HOLD_NS (10ULL * 1000000000ULL)
@@ -67,7 +69,9 @@ struct daemon_opts {
 	bool verbose;		/* log every request */
 	uint64_t idle_ns;	/* 0: DAEMON_IDLE_NS (tests set it) */
 	bool help;		/* --help printed: exit 0 */
-	struct arbiter_opts arb;	/* arbiter.h (--online, --offline, ...) */
+	/* each registered module's options (daemon_module.h), in the
+	 * order of registration; daemon_parse() allocates them */
+	void *mod_opts[DAEMON_MAX_MODULES];
 	const char *config;	/* --config FILE, or NULL */
 	const char *metrics;	/* --metrics ADDR, or NULL: off */
 	int argc;		/* as given to daemon_parse(), for SIGHUP */

@@ -72,12 +72,16 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 {
 	struct dparse *p = state->input;
 	struct daemon_opts *o = p->o;
+	int i;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->out_stream = p->out;
 		state->err_stream = p->err;
-		state->child_inputs[0] = &o->arb;
+		/* each module's block, in dmod_argp_children()'s order */
+		for (i = 0; state->root_argp->children &&
+			    state->root_argp->children[i].argp; i++)
+			state->child_inputs[i] = o->mod_opts[i];
 		break;
 	case 's':
 		if (!*arg) {
@@ -138,14 +142,10 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child daemon_children[] = {
-	{ &arbiter_argp, 0, "Arbitration (docs/arbiter.md):", 0 },
-	{ 0 },
-};
-
-static const struct argp daemon_argp = {
+/* Its children are the registered modules' parsers (daemon_module.h),
+ * set before each parse. */
+static struct argp daemon_argp = {
 	.options = daemon_options, .parser = daemon_opt, .doc = daemon_doc,
-	.children = daemon_children,
 };
 
 /* One option of the config file, judged by the same parser; argp's
@@ -161,8 +161,14 @@ static int check_one(void *ctx, char *opt, char *msg, size_t len)
 
 	if (!err)
 		return 0;	/* the full parse below still judges it */
+	if (dmod_opts_alloc(scratch.mod_opts)) {
+		fclose(err);
+		free(buf);
+		return 0;	/* likewise */
+	}
 	r = argp_parse(&daemon_argp, 2, argv, ARGP_NO_EXIT | ARGP_NO_HELP,
 		       NULL, &p);
+	dmod_opts_free(scratch.mod_opts);
 	fclose(err);
 	if (r) {
 		const char *m = buf;
@@ -186,9 +192,10 @@ int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
 	int i, r, n;
 
 	memset(o, 0, sizeof(*o));
+	daemon_argp.children = dmod_argp_children();
 	sub = calloc(argc + 1, sizeof(*sub));
 	cfg = calloc(1, sizeof(*cfg));
-	if (!sub || !cfg) {
+	if (!sub || !cfg || dmod_opts_alloc(o->mod_opts)) {
 		free(sub);
 		free(cfg);
 		return GP_EXIT_FAILURE;
@@ -202,6 +209,7 @@ int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
 	if (r) {
 		free(sub);
 		free(cfg);
+		dmod_opts_free(o->mod_opts);
 		return r;
 	}
 	r = argp_parse(&daemon_argp, n, full ? full : sub,
@@ -222,6 +230,7 @@ int daemon_parse(int argc, char **argv, struct daemon_opts *o, FILE *out,
 
 void daemon_opts_free(struct daemon_opts *o)
 {
+	dmod_opts_free(o->mod_opts);
 	if (o->cfg) {
 		config_free(o->cfg);
 		free(o->cfg);

@@ -80,7 +80,7 @@ void client_close(struct daemon *d, uint32_t i)
 {
 	struct client *c = d->c[i];
 
-	arbiter_client_closed(d, c);	/* its busy ends (arbiter.h) */
+	dmod_client_closed(d, c);	/* e.g. its busy ends */
 	close(c->fd);
 	free(c->out);
 	free(c);
@@ -241,7 +241,7 @@ void clients_expire(struct daemon *d, uint64_t now)
 		struct client *c = d->c[i];
 
 		if (c->waiting || now - c->last_ns < d->idle_ns ||
-		    arbiter_keeps(d, c))
+		    dmod_keeps(d, c))
 			continue;
 		dlog("closed the connection of pid %d uid %u: %s for %llu s",
 		     c->pid, c->uid, c->out_len ? "not reading its reply" :

@@ -72,7 +72,13 @@ struct daemon {
 	uint32_t n_detaching;
 	struct client *c[DAEMON_MAX_CLIENTS];
 	uint32_t n_c;
-	struct arbiter *arb;	/* NULL unless arbitrating (arbiter.h) */
+	void *mod_data[DAEMON_MAX_MODULES];	/* daemon_module_data() */
+	struct daemon_io {
+		int fd;
+		void (*cb)(struct daemon *d, void *ud);
+		void *ud;
+	} io[DAEMON_MAX_IO];		/* daemon_io_add() */
+	uint32_t n_io;
 };
 
 /*
@@ -133,6 +139,28 @@ void peer_identify(int fd, const struct ucred *uc, struct client *c);
 int peer_may_act(const struct client *c, pid_t pid);
 /* Room for c in the connection table: 0, or -1 with e (logged). */
 int peer_admit(struct daemon *d, const struct client *c, struct gp_err *e);
+
+/*
+ * daemon_module.c: every registered module, called in turn (see
+ * daemon_module.h for when). dmod_request() is 1 when a module's verb
+ * took the line (answered), else 0.
+ */
+struct argp_child;
+const struct argp_child *dmod_argp_children(void);
+int dmod_opts_alloc(void **opts);
+void dmod_opts_free(void **opts);
+int dmod_start(struct daemon *d, struct gp_err *e);
+void dmod_stop(struct daemon *d);
+void dmod_tick(struct daemon *d);
+uint64_t dmod_deadline(const struct daemon *d);
+void dmod_client_closed(struct daemon *d, struct client *c);
+bool dmod_keeps(const struct daemon *d, const struct client *c);
+bool dmod_client_busy(const struct daemon *d, const struct client *c);
+void dmod_target_gone(struct daemon *d, int pid);
+void dmod_reload(struct daemon *d, const struct daemon_opts *n);
+void dmod_metrics(const struct daemon *d, struct prom_buf *b);
+int dmod_request(struct daemon *d, struct client *c, const char *line,
+		 size_t len);
 
 /* daemon_sock.c */
 int dsock_resolve_group(struct daemon *d, struct gp_err *e);

@@ -82,5 +82,5 @@ void daemon_metrics_render(void *ctx, struct prom_buf *b)
 	metrics.sessions_held = d->n_t;
 	metrics_render(&metrics, monotonic_ns(), b);
 	dlimit_render(b);
-	arbiter_metrics(d, b);	/* its families, while it runs */
+	dmod_metrics(d, b);	/* the modules' families */
 }

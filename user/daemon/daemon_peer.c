@@ -110,7 +110,7 @@ static bool make_room(struct daemon *d)
 	for (i = 0; i < d->n_c; i++) {
 		const struct client *c = d->c[i];
 
-		if (c->waiting || c->out_len || arbiter_busy_open(d, c))
+		if (c->waiting || c->out_len || dmod_client_busy(d, c))
 			continue;
 		if (best == d->n_c || c->last_ns < d->c[best]->last_ns)
 			best = i;

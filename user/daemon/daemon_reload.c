@@ -6,8 +6,8 @@
  * the deadline it was given) and verbose. The socket, its group and the
  * metrics address need a restart, which ends the holds (the kernel
  * resumes every target): the log says so instead of doing it.
- * The arbiter's selectors, detect signals and policy timings apply too
- * (arbiter_reload.c), its holds kept.
+ * Each module's options apply too (daemon_module.h: validated by the
+ * parse above, then swapped by its reload), its holds kept.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +59,9 @@ void daemon_reload(struct daemon *d)
 	d->max_hold_ns = n.max_hold_ns ? n.max_hold_ns :
 			 DAEMON_DEFAULT_MAX_HOLD_NS;
 	d->cur.verbose = n.verbose;
-	/* The arbiter's classes and policy; its held processes stay held
-	 * (arbiter_reload.c). After max-hold: the policy bounds its holds
-	 * with the new value. */
-	arbiter_reload(d, &n.arb);
+	/* The modules' options; what they hold stays held. After
+	 * max-hold: a module may bound its holds with the new value. */
+	dmod_reload(d, &n);
 	fmt_ns(hold, sizeof(hold), d->max_hold_ns);
 	dlog("reloaded %s: --max-hold %s%s; %u target%s kept",
 	     d->cur.config ? d->cur.config : "the flags", hold,

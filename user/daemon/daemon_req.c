@@ -239,7 +239,7 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 	struct gp_err e = {};
 
 	d->req_ns = monotonic_ns();	/* trigger-to-suspend starts here */
-	if (arbiter_request(d, c, line, len))
+	if (dmod_request(d, c, line, len))
 		return;
 	if (proto_parse_request(line, len, &q, &e)) {
 		dm_request(PROTO_NONE);

@@ -51,7 +51,7 @@ static void keep_detaching(struct daemon *d, struct target *t)
 
 void target_drop(struct daemon *d, struct target *t)
 {
-	arbiter_target_gone(d, t->pid);
+	dmod_target_gone(d, t->pid);
 	dm_gone(t->pid);
 	if (t->detaching || session_release(t->s))
 		forget(d, t);
@@ -271,8 +271,8 @@ void targets_arm_watchdog(struct daemon *d)
 		if (d->t[i].deadline &&
 		    (!first || d->t[i].deadline < first))
 			first = d->t[i].deadline;
-	if (arbiter_deadline(d) && (!first || arbiter_deadline(d) < first))
-		first = arbiter_deadline(d);
+	if (dmod_deadline(d) && (!first || dmod_deadline(d) < first))
+		first = dmod_deadline(d);
 	if (first) {
 		its.it_value.tv_sec = first / NSEC_PER_SEC;
 		its.it_value.tv_nsec = first % NSEC_PER_SEC;

@@ -18,7 +18,7 @@
  *   gpreempt_trigger_to_suspend_seconds      histogram request received -> queues suspended
  *   gpreempt_clients_rejected_total          counter  socket clients over the limit
  *   gpreempt_start_time_seconds              gauge   process start, Unix time
- * The arbiter's (metrics_policy.c; only while it runs; its suspends and
+ * The arbiter's (metrics_policy.h; only while it runs; its suspends and
  * resumes also count in the families above):
  *   gpreempt_policy_online_busy              gauge   1 while online is busy
  *   gpreempt_policy_offline_processes        gauge   offline processes arbitrated
@@ -41,7 +41,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "policy.h"
+#include "hist.h"
 #include "prom.h"
 
 #define METRICS_MAX_PIDS 256
@@ -100,12 +100,6 @@ void metrics_on_gone(struct gp_metrics *m, pid_t pid, uint64_t now);
 void metrics_render(const struct gp_metrics *m, uint64_t now,
 		    struct prom_buf *b);
 
-/* The comm of an offline pid, for its labels ("" if unknown). */
-typedef const char *(*metrics_comm_fn)(void *ctx, int pid);
-/* The arbiter's families from its policy at monotonic now (the policy's
- * clock). */
-void metrics_render_policy(const struct gp_policy *p, uint64_t now,
-			   metrics_comm_fn comm, void *ctx, struct prom_buf *b);
 /* A log2-ns histogram (hist.h's gp_hist) as a classic one in seconds. */
 void metrics_render_log2(struct prom_buf *b, const char *name,
 			 const char *help, const struct gp_hist *h);

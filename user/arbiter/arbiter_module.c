@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The arbiter as a module of the daemon (daemon_module.h): its verbs,
+ * options, timer and callbacks, in one table the daemon calls through.
+ * Who may call: busy, idle and classify are for any client (the handler
+ * allows root or the target process's owner), policy reads state, and
+ * watch hands the daemon addresses in another process's memory: root.
+ */
+#include <argp.h>
+
+#include "arbiter_int.h"
+#include "daemon_module.h"
+
+static const struct gp_verb arbiter_verbs[] = {
+	{ "busy", GP_WHO_TENANT, arbiter_verb },
+	{ "idle", GP_WHO_TENANT, arbiter_verb },
+	{ "classify", GP_WHO_TENANT, arbiter_verb },
+	{ "policy", GP_WHO_TENANT, arbiter_verb },
+	{ "watch", GP_WHO_ADMIN, arbiter_verb },
+	{ NULL },
+};
+
+const struct gp_module arbiter_module = {
+	.name = "arbiter",
+	.verbs = arbiter_verbs,
+	.argp = &arbiter_argp,
+	.argp_header = "Arbitration (docs/arbiter.md):",
+	.opts_size = sizeof(struct arbiter_opts),
+	.start = arbiter_start,
+	.stop = arbiter_stop,
+	.tick = arbiter_tick,
+	.deadline = arbiter_deadline,
+	.client_closed = arbiter_client_closed,
+	.keeps = arbiter_keeps,
+	.client_busy = arbiter_busy_open,
+	.target_gone = arbiter_target_gone,
+	.reload = arbiter_reload,
+	.metrics = arbiter_metrics,
+};
