@@ -43,7 +43,7 @@ if [ -z "$miss" ]; then gp_ok "$n"; else gp_fail "$n" "missing:$miss"; ls -R /tm
 n="bugreport: contents are the machine's (check, amdgpu, daemon, trace, kernel log)"
 why=
 grep -q '^kfd_device ' "$B/check.txt" || why="$why check"
-grep -q 'amdgpu srcversion: [0-9A-F]' "$B/versions.txt" || why="$why srcversion"
+grep -q '^amdgpu initstate: live' "$B/versions.txt" || why="$why amdgpu"
 grep -q "pid $TPID" "$B/status.txt" "$B/list.txt" 2>/dev/null ||
 	grep -q "$TPID" "$B/list.txt" || why="$why list"
 grep -q 'listening on /tmp/br.sock' "$B/daemon-log.txt" || why="$why daemon-log"

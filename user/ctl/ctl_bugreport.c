@@ -281,12 +281,16 @@ static void versions(const char *self)
 			  u.version, u.machine);
 	br_printf(b, "\n/proc/version: ");
 	br_file(b, "/proc/version", 4096);
-	br_printf(b, "\namdgpu module version: ");
-	if (br_file(b, "/sys/module/amdgpu/version", 256))
+	/* an in-tree amdgpu has no version of its own: the kernel's */
+	br_printf(b, "\namdgpu initstate: ");
+	if (br_file(b, "/sys/module/amdgpu/initstate", 64))
 		br_printf(b, "(none: built in, or not loaded)\n");
+	br_printf(b, "amdgpu version: ");
+	if (br_file(b, "/sys/module/amdgpu/version", 256))
+		br_printf(b, "(none: in-tree, see the kernel's)\n");
 	br_printf(b, "amdgpu srcversion: ");
 	if (br_file(b, "/sys/module/amdgpu/srcversion", 256))
-		br_printf(b, "(not loaded)\n");
+		br_printf(b, "(none)\n");
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
 		snprintf(path, sizeof(path),
 			 "/sys/module/amdgpu/parameters/%s", params[i]);
