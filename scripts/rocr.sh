@@ -13,6 +13,9 @@
 #                                    hiproot, hiplibdir, hippackages
 #   scripts/rocr.sh build OUT        build tests/rocr/rocr-probe into OUT
 #   scripts/rocr.sh build-hip OUT    build tests/rocr/hip-launch into OUT
+#   scripts/rocr.sh apt-opts         apt-get/apt-cache options of the
+#                                    private trixie list (updated if it
+#                                    has none yet): scripts/hipcc.sh's
 #
 # HIP (libamdhip64-5 5.7.1 with libamd-comgr2 and LLVM 17, ~150 MB) sits
 # in a root of its own (hiproot) beside the ROCr one: every VM boot
@@ -227,5 +230,8 @@ fetch) fetch ;;
 path) field "${2:?field}" ;;
 build) build "${2:?out-dir}" ;;
 build-hip) build_hip "${2:?out-dir}" ;;
-*) die "usage: $0 fetch | path FIELD | build OUT | build-hip OUT" ;;
+apt-opts)
+	compgen -G "$APT/lists/*_Packages*" >/dev/null || apt_update
+	apt_opts ;;
+*) die "usage: $0 fetch | path FIELD | build OUT | build-hip OUT | apt-opts" ;;
 esac

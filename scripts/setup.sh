@@ -11,7 +11,8 @@
 # test (the default): that and what the suites need besides (BATS, the
 # packaging and service checks, Prometheus, the Kubernetes client, the
 # fuzzer's runtime, bpftrace for the benchmarks, trixie's ROCm runtime
-# for the guests). --list prints the packages of that set and stops.
+# for the guests and trixie's hipcc for the kit's compile check, both in
+# private roots under /var/cache/gpreempt). --list prints the packages of that set and stops.
 set -euo pipefail
 
 mode=test list=
@@ -105,5 +106,8 @@ if [ "$mode" = test ]; then
 	# fail, loudly.
 	"$top/scripts/rocr.sh" fetch ||
 		echo "setup: WARNING: the ROCm runtime could not be fetched; the VM suite's real-runtime tests will fail" >&2
+	# trixie's hipcc, private, for the hardware kit's compile check
+	"$top/scripts/hipcc.sh" fetch ||
+		echo "setup: WARNING: trixie's hipcc could not be fetched; tests/bats/kitbuild.bats will fail" >&2
 fi
 echo "setup: done ($mode)"

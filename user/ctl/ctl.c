@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "ctl_args.h"
+#include "ctl_bugreport.h"
 #include "ctl_cmd.h"
 #include "ctl_snapshot.h"
 #include "exitcodes.h"
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
 		return ctl_cmd_notify(&a);
 	case CTL_POLICY:
 		return ctl_cmd_policy(&a);
+	case CTL_BUGREPORT:
+		return ctl_bugreport_main(a.sub_argc, a.sub_argv);
 	case CTL_NONE:
 		break;
 	}

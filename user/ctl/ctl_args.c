@@ -137,6 +137,7 @@ static const char top_help[] =
 "  snapshot  every GPU, KFD process and queue (MQDs with debugfs)\n"
 "  notify    tell the daemon's arbiter: online busy / idle\n"
 "  policy    the arbiter's state and counters; --replay a trace\n"
+"  bugreport one archive of this machine's state for a bug report\n"
 "\n"
 "  -j, --json      one JSON object per line on stdout\n"
 "  -v, --verbose   more detail\n"
@@ -162,6 +163,8 @@ const char *ctl_cmd_name(enum ctl_cmd cmd)
 		return "daemon";
 	if (cmd == CTL_SNAPSHOT)
 		return "snapshot";
+	if (cmd == CTL_BUGREPORT)
+		return "bugreport";
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (cmds[i].cmd == cmd)
 			return cmds[i].name;
@@ -318,6 +321,7 @@ int ctl_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
 	static const struct { const char *name; enum ctl_cmd cmd; } own[] = {
 		{ "daemon", CTL_DAEMON }, { "notify", CTL_NOTIFY },
 		{ "policy", CTL_POLICY }, { "snapshot", CTL_SNAPSHOT },
+		{ "bugreport", CTL_BUGREPORT },
 	};
 	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		if (strcmp(argv[k], own[i].name))

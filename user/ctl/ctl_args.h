@@ -27,6 +27,7 @@ enum ctl_cmd {
 	CTL_SNAPSHOT,	/* own argv, like daemon (ctl_snapshot.c) */
 	CTL_NOTIFY,		/* ctl_policy.c: own parser, like daemon */
 	CTL_POLICY,
+	CTL_BUGREPORT,		/* ctl_bugreport.c: own parser */
 };
 
 struct ctl_args {

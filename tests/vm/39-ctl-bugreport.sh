@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+# gpreempt-ctl bugreport against the real KFD of the stock amdgpu module:
+# the archive holds check, versions (amdgpu's), the KFD topology files,
+# list/status/policy of a running daemon, its log (--daemon-log), the
+# pinned trace's queue rows, amdgpu/KFD kernel-log lines and the KFD
+# process with its command line; --redact leaves that command line out
+# of every file.
+. /gp/tests/vm/lib.sh
+. /gp/tests/vm/ctl_lib.sh
+. /gp/tests/vm/trace_lib.sh
+
+# A KFD process whose command line carries a marker.
+MARK=brsecret4242
+ctl_target "$MARK" -q open runtime-enable "ready:/tmp/$MARK.ready" wait
+gpreempt-ctl daemon --socket /tmp/br.sock --ready /tmp/br.dready \
+	2> /tmp/br-daemon.log &
+DPID=$!
+gp_wait_file /tmp/br.dready 60
+tr_start /tmp/br-tr.json
+
+n="bugreport: archive written, exit 0"
+gpreempt-ctl bugreport -o /tmp/br.tgz --socket /tmp/br.sock \
+	--daemon-log /tmp/br-daemon.log > /tmp/br.out 2>&1
+rc=$?
+gp_log /tmp/br.out
+rm -rf /tmp/br && mkdir -p /tmp/br
+if [ $rc -eq 0 ] && tar -xzf /tmp/br.tgz -C /tmp/br; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "rc=$rc"
+fi
+B=/tmp/br/gpreempt-bugreport
+
+n="bugreport: the expected files"
+miss=
+for f in MANIFEST check.txt versions.txt snapshot.txt list.txt status.txt \
+	 policy.txt daemon-log.txt trace-queues.json kernel-log.txt \
+	 processes.txt topology/system_properties topology/nodes/0/properties; do
+	[ -s "$B/$f" ] || miss="$miss $f"
+done
+if [ -z "$miss" ]; then gp_ok "$n"; else gp_fail "$n" "missing:$miss"; ls -R /tmp/br; fi
+
+n="bugreport: contents are the machine's (check, amdgpu, daemon, trace, kernel log)"
+why=
+grep -q '^kfd_device ' "$B/check.txt" || why="$why check"
+grep -q '^amdgpu initstate: live' "$B/versions.txt" || why="$why amdgpu"
+grep -q "pid $TPID" "$B/status.txt" "$B/list.txt" 2>/dev/null ||
+	grep -q "$TPID" "$B/list.txt" || why="$why list"
+grep -q 'listening on /tmp/br.sock' "$B/daemon-log.txt" || why="$why daemon-log"
+grep -q '"type"' "$B/trace-queues.json" || why="$why trace"
+grep -qi 'kfd\|amdgpu' "$B/kernel-log.txt" || why="$why kernel-log"
+grep -q "^$TPID kfd-exerciser (kfd) .*$MARK" "$B/processes.txt" || why="$why processes"
+if [ -z "$why" ]; then gp_ok "$n"; else
+	gp_fail "$n" "wrong:$why"
+	for f in status.txt list.txt trace-queues.json processes.txt versions.txt; do gp_log "$B/$f"; done
+fi
+
+n="bugreport --redact: the command line is in no file"
+gpreempt-ctl bugreport -o /tmp/brr.tgz --redact --socket /tmp/br.sock \
+	--daemon-log /tmp/br-daemon.log > /tmp/brr.out 2>&1
+rc=$?
+rm -rf /tmp/brr && mkdir -p /tmp/brr
+if [ $rc -eq 0 ] && tar -xzf /tmp/brr.tgz -C /tmp/brr &&
+   ! grep -r -q "$MARK" /tmp/brr &&
+   grep -q "^$TPID kfd-exerciser (kfd) \[cmdline redacted\]" \
+	/tmp/brr/gpreempt-bugreport/processes.txt; then
+	gp_ok "$n"
+else
+	gp_fail "$n" "rc=$rc"
+	grep -r "$MARK" /tmp/brr
+fi
+
+tr_stop
+kill "$DPID" "$TPID" 2>/dev/null
+wait "$DPID" "$TPID" 2>/dev/null
+true

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `gpreempt-ctl bugreport [-o FILE] [--redact]`: one .tar.gz with what a
+ * maintainer needs from a first run on real hardware: check, versions
+ * (kernel, amdgpu, firmware, ROCm libraries found), the KFD topology,
+ * list/status/policy (when a daemon runs), the daemon's recent log, the
+ * pinned trace's queue rows, the amdgpu/KFD lines of the kernel log and
+ * the KFD and gpreempt processes. Every item is collected under a
+ * deadline; one that fails is recorded in the archive, never fatal.
+ * Commands run as children of this binary (/proc/self/exe), so the
+ * archive shows exactly what the user would see.
+ */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl_bugreport.h"
+#include "ctl_tar.h"
+#include "exitcodes.h"
+#include <linux/types.h>
+
+#include "gpreempt.h"
+
+#define BR_DIR		"gpreempt-bugreport"
+#define BR_ITEM_MAX	(4u << 20)	/* bytes kept of one item */
+#define BR_FILE_MAX	(64u << 10)	/* bytes kept of one sysfs file */
+#define BR_TOPO_FILES	4096		/* topology files at most */
+#define BR_CMD_MS	30000		/* a child's deadline */
+#define BR_MAX_ITEMS	(BR_TOPO_FILES + 32)
+#define BR_TOPOLOGY	"/sys/class/kfd/kfd/topology"
+
+static struct br_item {
+	char name[256];
+	struct br_buf b;
+} *items;
+static size_t n_items;
+static struct br_buf cmdlines;	/* NUL-separated, for --redact */
+
+void br_printf(struct br_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[1024];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		br_append(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n :
+			  sizeof(tmp) - 1);
+}
+
+void br_append(struct br_buf *b, const void *p, size_t n)
+{
+	char *q;
+
+	if (b->len + n > BR_ITEM_MAX)
+		n = BR_ITEM_MAX - b->len;
+	if (!n)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+
+		q = realloc(b->p, cap);
+		if (!q)
+			return;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+/* Append up to max bytes of path; -errno when unreadable. */
+static int br_file(struct br_buf *b, const char *path, size_t max)
+{
+	char tmp[4096];
+	size_t got = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	while (got < max && (n = read(fd, tmp, sizeof(tmp) < max - got ?
+				       sizeof(tmp) : max - got)) > 0) {
+		br_append(b, tmp, (size_t)n);
+		got += (size_t)n;
+	}
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+static struct br_buf *item(const char *name)
+{
+	struct br_item *it;
+
+	if (n_items == BR_MAX_ITEMS || strlen(name) >= sizeof(it->name))
+		return NULL;
+	it = &items[n_items++];
+	memcpy(it->name, name, strlen(name) + 1);
+	return &it->b;
+}
+
+/* Run argv with stdout+stderr into b, under BR_CMD_MS. Exit code, or -1. */
+static int run(struct br_buf *b, char *const argv[])
+{
+	struct timespec t0, t;
+	int p[2], st = 0, ms;
+	char tmp[4096];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pf = { p[0], POLLIN, 0 };
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = BR_CMD_MS - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+				       (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (ms <= 0 || poll(&pf, 1, ms) <= 0) {
+			kill(pid, SIGKILL);
+			br_printf(b, "\n[killed after %d s]\n", BR_CMD_MS / 1000);
+			break;
+		}
+		n = read(p[0], tmp, sizeof(tmp));
+		if (n <= 0)
+			break;
+		br_append(b, tmp, (size_t)n);
+	}
+	close(p[0]);
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* One file NAME: "$ CMD" then its output and exit status. */
+static void cmd_item(const char *name, char *const argv[])
+{
+	struct br_buf *b = item(name);
+	int i, rc;
+
+	if (!b)
+		return;
+	br_printf(b, "$");
+	for (i = 0; argv[i]; i++)
+		br_printf(b, " %s", argv[i]);
+	br_printf(b, "\n");
+	rc = run(b, argv);
+	br_printf(b, "(exit %d)\n", rc);
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* Processes with /dev/kfd open, and gpreempt's own: pid, comm, cmdline. */
+static void processes(bool redact)
+{
+	struct br_buf *b = item("processes.txt");
+	char path[64], link[64], comm[64] = "";
+	struct dirent *de, *fe;
+	DIR *d, *fd;
+
+	if (!b || !(d = opendir("/proc")))
+		return;
+	br_printf(b, "# pid comm cmdline: processes with /dev/kfd open, and "
+		  "gpreempt's own%s\n", redact ? " (command lines redacted)" : "");
+	while ((de = readdir(d))) {
+		struct br_buf c = {};
+		bool kfd = false;
+		ssize_t n;
+		size_t i;
+
+		int pid = atoi(de->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+		if ((fd = opendir(path))) {
+			while (!kfd && (fe = readdir(fd))) {
+				if (snprintf(path, sizeof(path), "/proc/%d/fd/%s",
+					     pid, fe->d_name) >= (int)sizeof(path))
+					continue;
+				n = readlink(path, link, sizeof(link) - 1);
+				kfd = n > 0 && (link[n] = 0,
+						!strcmp(link, "/dev/kfd"));
+			}
+			closedir(fd);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		memset(comm, 0, sizeof(comm));
+		if ((n = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			ssize_t r = read((int)n, comm, sizeof(comm) - 1);
+
+			close((int)n);
+			if (r > 0 && comm[r - 1] == '\n')
+				comm[r - 1] = 0;
+		}
+		if (!kfd && !has_prefix(comm, "gpreempt-"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		br_file(&c, path, 4096);
+		for (i = 0; c.p && i < c.len; i++)
+			if (!c.p[i] || c.p[i] == '\n')
+				c.p[i] = ' ';
+		while (c.len && c.p[c.len - 1] == ' ')
+			c.p[--c.len] = 0;
+		if (c.len) {
+			br_append(&cmdlines, c.p, c.len + 1);
+			br_printf(b, "%d %s%s ", pid, comm,
+				  kfd ? " (kfd)" : "");
+			if (redact)
+				br_printf(b, "[cmdline redacted]\n");
+			else {
+				br_append(b, c.p, c.len);
+				br_printf(b, "\n");
+			}
+		}
+		free(c.p);
+	}
+	closedir(d);
+}
+
+/* Versions: the kernel's, amdgpu's, firmware, ROCm libraries. */
+static void versions(const char *self)
+{
+	static const char *const params[] = { "sched_policy", "cwsr_enable",
+		"hws_max_conc_proc", "queue_preemption_timeout_ms", "mes" };
+	static const char *const libdirs[] = { "/opt/rocm/lib",
+		"/opt/rocm/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64",
+		"/usr/local/lib" };
+	static const char *const libs[] = { "libhsa-runtime64.so",
+		"libamdhip64.so", "libhsakmt.so", "librocm-core.so",
+		"librocm_smi64.so", "libamd_comgr.so" };
+	struct br_buf *b = item("versions.txt");
+	char path[512];
+	struct utsname u;
+	struct dirent *de, *fe;
+	DIR *d, *fd;
+	size_t i, j;
+
+	if (!b)
+		return;
+	br_printf(b, "gpreempt-ctl: %s\n", self);
+	if (!uname(&u))
+		br_printf(b, "\nuname: %s %s %s %s\n", u.sysname, u.release,
+			  u.version, u.machine);
+	br_printf(b, "\n/proc/version: ");
+	br_file(b, "/proc/version", 4096);
+	/* an in-tree amdgpu has no version of its own: the kernel's */
+	br_printf(b, "\namdgpu initstate: ");
+	if (br_file(b, "/sys/module/amdgpu/initstate", 64))
+		br_printf(b, "(none: built in, or not loaded)\n");
+	br_printf(b, "amdgpu version: ");
+	if (br_file(b, "/sys/module/amdgpu/version", 256))
+		br_printf(b, "(none: in-tree, see the kernel's)\n");
+	br_printf(b, "amdgpu srcversion: ");
+	if (br_file(b, "/sys/module/amdgpu/srcversion", 256))
+		br_printf(b, "(none)\n");
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/module/amdgpu/parameters/%s", params[i]);
+		br_printf(b, "amdgpu.%s: ", params[i]);
+		if (br_file(b, path, 256))
+			br_printf(b, "(unreadable)\n");
+	}
+	br_printf(b, "\n# firmware (/sys/class/drm/card*/device/fw_version)\n");
+	if ((d = opendir("/sys/class/drm"))) {
+		while ((de = readdir(d))) {
+			if (!has_prefix(de->d_name, "card") ||
+			    strchr(de->d_name, '-'))
+				continue;
+			if (snprintf(path, sizeof(path), "/sys/class/drm/%s/"
+				     "device/fw_version", de->d_name) >=
+			    (int)sizeof(path) || !(fd = opendir(path)))
+				continue;
+			while ((fe = readdir(fd))) {
+				if (fe->d_name[0] == '.')
+					continue;
+				if (snprintf(path, sizeof(path), "/sys/class/drm/"
+					     "%s/device/fw_version/%s", de->d_name,
+					     fe->d_name) >= (int)sizeof(path))
+					continue;
+				br_printf(b, "%s %s: ", de->d_name, fe->d_name);
+				if (br_file(b, path, 256))
+					br_printf(b, "(unreadable)\n");
+			}
+			closedir(fd);
+		}
+		closedir(d);
+	}
+	br_printf(b, "\n# ROCm libraries found\n");
+	for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+		if (!(d = opendir(libdirs[i])))
+			continue;
+		while ((de = readdir(d)))
+			for (j = 0; j < sizeof(libs) / sizeof(libs[0]); j++)
+				if (has_prefix(de->d_name, libs[j]))
+					br_printf(b, "%s/%s\n", libdirs[i],
+						  de->d_name);
+		closedir(d);
+	}
+	br_printf(b, "/opt/rocm/.info/version: ");
+	if (br_file(b, "/opt/rocm/.info/version", 256))
+		br_printf(b, "(none)\n");
+}
+
+/* The KFD topology tree, file by file, under topology/. */
+static void topology(const char *dir, const char *rel, int depth)
+{
+	char path[512], name[256];
+	struct dirent *de;
+	struct br_buf *b;
+	DIR *d;
+
+	if (depth > 5 || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+		    (int)sizeof(path) || snprintf(name, sizeof(name), "%s/%s",
+		    rel, de->d_name) >= (int)sizeof(name))
+			continue;
+		if (de->d_type == DT_DIR) {
+			topology(path, name, depth + 1);
+		} else if (de->d_type == DT_REG && n_items < BR_TOPO_FILES &&
+			   (b = item(name))) {
+			br_file(b, path, BR_FILE_MAX);
+		}
+	}
+	closedir(d);
+}
+
+/* The kernel log's amdgpu/KFD/DRM lines (/dev/kmsg, read to its end). */
+static void kernel_log(void)
+{
+	struct br_buf *b = item("kernel-log.txt"), all = {};
+	char rec[8192], *line, *save = NULL;
+	int fd;
+	ssize_t n;
+
+	if (!b)
+		return;
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		br_printf(b, "cannot read /dev/kmsg: %s (run as root)\n",
+			  strerror(errno));
+		return;
+	}
+	/* one record per read; EAGAIN at the end, EPIPE when overwritten */
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE)
+		if (n > 0)
+			br_append(&all, rec, (size_t)n);
+	close(fd);
+	for (line = all.p ? strtok_r(all.p, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strcasestr(line, "amdgpu") || strcasestr(line, "kfd") ||
+		    strcasestr(line, "[drm]"))
+			br_printf(b, "%s\n", line);
+	if (!b->len)
+		br_printf(b, "(no amdgpu, KFD or DRM lines)\n");
+	free(all.p);
+}
+
+/* Every whole command line from processes.txt, in every item. */
+static void redact_all(void)
+{
+	size_t i, off, n;
+	char *hit;
+
+	for (off = 0; off < cmdlines.len; off += n + 1) {
+		const char *c = cmdlines.p + off;
+
+		n = strlen(c);
+		if (n < 8)	/* too short to be told from other text */
+			continue;
+		for (i = 0; i < n_items; i++) {
+			struct br_buf *b = &items[i].b;
+
+			while (b->p && (hit = memmem(b->p, b->len, c, n)))
+				memset(hit, '*', n);
+		}
+	}
+}
+
+struct br_args {
+	const char *out, *socket, *daemon_log;
+	bool redact, help;
+};
+
+enum { O_REDACT = 0x100, O_SOCKET, O_DLOG };
+
+static const struct argp_option br_opts[] = {
+	{ "output", 'o', "FILE", 0, "Write the archive to FILE (default "
+	  "gpreempt-bugreport-HOST-DATE.tar.gz here)", 0 },
+	{ "redact", O_REDACT, NULL, 0, "Leave process command lines out", 0 },
+	{ "socket", O_SOCKET, "PATH", 0, "The daemon's socket", 0 },
+	{ "daemon-log", O_DLOG, "FILE", 0, "Also take the end of FILE (a "
+	  "daemon whose stderr is not the journal)", 0 },
+	{ "help", 'h', NULL, 0, "This help", 0 },
+	{ 0 }
+};
+
+static error_t br_parse(int key, char *arg, struct argp_state *st)
+{
+	struct br_args *a = st->input;
+
+	switch (key) {
+	case 'o': a->out = arg; break;
+	case O_REDACT: a->redact = true; break;
+	case O_SOCKET: a->socket = arg; break;
+	case O_DLOG: a->daemon_log = arg; break;
+	case 'h':
+		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
+		a->help = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument '%s'", arg);
+		return EINVAL;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const char br_doc[] =
+"One archive (.tar.gz) for a bug report from a machine with a GPU: check, "
+"versions (kernel, amdgpu, firmware, ROCm libraries found), the KFD "
+"topology, list, status and policy (when a daemon runs), the daemon's "
+"recent log (journal, or --daemon-log), the pinned trace's queue rows, "
+"the amdgpu/KFD lines of the kernel log, and the KFD and gpreempt "
+"processes with their command lines (--redact leaves those out). Run it "
+"as root for the kernel log and every process.\v"
+"EXAMPLES:\n"
+"    sudo gpreempt-ctl bugreport                   # ./gpreempt-bugreport-*.tar.gz\n"
+"    sudo gpreempt-ctl bugreport -o /tmp/gp.tgz --redact\n"
+"\nExit 0 when the archive is written (items that could not be collected "
+"say why inside it), 1 when it cannot be written, 2 bad usage.\n";
+
+static void daemon_log(const struct br_args *a)
+{
+	struct br_buf *b;
+	FILE *f;
+	long sz;
+
+	if (a->daemon_log && (b = item("daemon-log.txt"))) {
+		br_printf(b, "# the last 256 KiB of %s\n", a->daemon_log);
+		if ((f = fopen(a->daemon_log, "re"))) {
+			char tmp[4096];
+			size_t n;
+
+			fseek(f, 0, SEEK_END);
+			sz = ftell(f);
+			fseek(f, sz > (256 << 10) ? sz - (256 << 10) : 0,
+			      SEEK_SET);
+			while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+				br_append(b, tmp, n);
+			fclose(f);
+		} else {
+			br_printf(b, "cannot read it: %s\n", strerror(errno));
+		}
+	}
+	cmd_item("daemon-journal.txt", (char *const[]){ "journalctl", "-u",
+		 "gpreempt", "-n", "2000", "--no-pager", "-o", "short-iso",
+		 NULL });
+}
+
+int ctl_bugreport_main(int argc, char **argv)
+{
+	struct br_args a = {};
+	struct argp ap = { .options = br_opts, .parser = br_parse,
+			   .doc = br_doc };
+	char self[512], out[512], host[64] = "host", date[32], *sub[argc + 1];
+	time_t now = time(NULL);
+	struct br_buf *man;
+	struct tar *t;
+	ssize_t n;
+	size_t i;
+	int err = 0;
+
+	sub[0] = "gpreempt-ctl bugreport";
+	for (i = 1; i < (size_t)argc; i++)
+		sub[i] = argv[i];
+	sub[argc] = NULL;
+	if (argp_parse(&ap, argc, sub, ARGP_NO_EXIT | ARGP_NO_HELP |
+		       ARGP_IN_ORDER, NULL, &a))
+		return GP_EXIT_USAGE;
+	if (a.help)
+		return GP_EXIT_OK;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		snprintf(self, sizeof(self), "gpreempt-ctl");
+	else
+		self[n] = 0;
+	gethostname(host, sizeof(host) - 1);
+	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", gmtime(&now));
+	if (!a.out) {
+		snprintf(out, sizeof(out), "gpreempt-bugreport-%s-%s.tar.gz",
+			 host, date);
+		a.out = out;
+	}
+	items = calloc(BR_MAX_ITEMS, sizeof(*items));
+	if (!items)
+		return GP_EXIT_FAILURE;
+
+	man = item("MANIFEST");
+	cmd_item("check.txt", (char *const[]){ self, "check", NULL });
+	versions(self);
+	topology(BR_TOPOLOGY, "topology", 0);
+	if (!access(BR_TOPOLOGY, F_OK) && n_items < 4)
+		br_printf(item("topology.txt"), "%s unreadable\n", BR_TOPOLOGY);
+	else if (access(BR_TOPOLOGY, F_OK))
+		br_printf(item("topology.txt"), "no %s: amdgpu not loaded, or "
+			  "no KFD device\n", BR_TOPOLOGY);
+	cmd_item("snapshot.txt", (char *const[]){ self, "snapshot", NULL });
+	cmd_item("list.txt", (char *const[]){ self, "list", "-v", NULL });
+	cmd_item("status.txt", a.socket ? (char *const[]){ self, "status",
+		 "--socket", (char *)a.socket, NULL } :
+		 (char *const[]){ self, "status", NULL });
+	cmd_item("policy.txt", a.socket ? (char *const[]){ self, "policy",
+		 "--socket", (char *)a.socket, NULL } :
+		 (char *const[]){ self, "policy", NULL });
+	daemon_log(&a);
+	if (!access(GP_PIN_QUEUES, F_OK))
+		cmd_item("trace-queues.json", (char *const[]){ self, "list",
+			 "-j", "-v", NULL });
+	else
+		br_printf(item("trace-queues.json"), "no trace pinned at %s "
+			  "(gpreempt-trace not running, or --no-pin)\n",
+			  GP_PIN_QUEUES);
+	kernel_log();
+	processes(a.redact);
+	if (a.redact)
+		redact_all();
+	br_printf(man, "gpreempt-ctl bugreport, %s UTC, host %s, euid %d%s\n"
+		  "files:\n", date, host, (int)geteuid(),
+		  a.redact ? ", command lines redacted" : "");
+	for (i = 1; i < n_items; i++)
+		br_printf(man, "  %s (%zu bytes)\n", items[i].name,
+			  items[i].b.len);
+
+	t = tar_open(a.out, now);
+	if (!t) {
+		fprintf(stderr, "gpreempt-ctl: cannot create %s: %s; choose "
+			"another place with -o FILE\n", a.out, strerror(errno));
+		return GP_EXIT_FAILURE;
+	}
+	err = tar_dir(t, BR_DIR);
+	for (i = 0; i < n_items && !err; i++) {
+		char name[300];
+
+		snprintf(name, sizeof(name), BR_DIR "/%s", items[i].name);
+		err = tar_file(t, name, items[i].b.p ? items[i].b.p : "",
+			       items[i].b.len);
+	}
+	i = (size_t)tar_close(t);	/* always: it frees t */
+	if (!err)
+		err = (int)i;
+	if (!err) {
+		printf("%s\n", a.out);
+		fprintf(stderr, "gpreempt-ctl: wrote %s (%zu files%s); attach "
+			"it to your report\n", a.out, n_items,
+			a.redact ? ", command lines redacted" : "");
+	} else {
+		fprintf(stderr, "gpreempt-ctl: writing %s failed: %s (disk "
+			"full?); choose another place with -o FILE\n", a.out,
+			strerror(-err));
+		unlink(a.out);
+	}
+	for (i = 0; i < n_items; i++)
+		free(items[i].b.p);
+	free(items);
+	free(cmdlines.p);
+	return err ? GP_EXIT_FAILURE : GP_EXIT_OK;
+}
