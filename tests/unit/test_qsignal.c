@@ -114,22 +114,48 @@ static enum gp_qsig_state state(void (*between)(void *))
 	return r.state;
 }
 
+static struct gp_qwatch w;
+
+/* The queue watcher on the same queue: busy, and idle-but-unproven. */
+static int watch(bool *unproven)
+{
+	int n = gp_qwatch_poll(&w, NULL);
+
+	*unproven = w.p[0].unproven;
+	return n;
+}
+
 TEST(completion_signal_steps)
 {
 	struct gp_qsig_res r;
+	uint64_t tests;
+	bool unp;
 
+	gp_qwatch_init(&w);
+	CHECK(!gp_qwatch_add(&w, child, 1,
+			     (uintptr_t)L->queue + GP_AMDQ_WRITE_DISPATCH_ID,
+			     (uintptr_t)L->queue + GP_AMDQ_READ_DISPATCH_ID));
 	CHECK(state(NULL) == GP_QS_IDLE);	/* never used */
+	CHECK(watch(&unp) == 0 && !unp);
 	step(1);
 	CHECK(state(NULL) == GP_QS_BUSY);	/* read < write */
+	CHECK(watch(&unp) == 1);
 	step(2);
 	CHECK(state(NULL) == GP_QS_NOSIG);	/* unknown: grace */
+	CHECK(watch(&unp) == 0 && unp);
 	step(3);
 	CHECK(state(NULL) == GP_QS_BUSY);	/* read == write, still running */
+	/* the watcher's idle is no longer read == write */
+	CHECK(watch(&unp) == 1 && watch(&unp) == 1);
 	CHECK(!gp_qsig_read(child, (uintptr_t)L->queue, &r, NULL, NULL) &&
 	      r.signal == (uintptr_t)L->sig[0] && r.value == 1 &&
 	      r.write == 4 && r.read == 4);
 	step(4);
 	CHECK(state(NULL) == GP_QS_IDLE);	/* proven done */
+	CHECK(watch(&unp) == 0 && !unp);
+	/* proven once per write value: no more tests while it stays */
+	tests = w.sig_tests;
+	CHECK(watch(&unp) == 0 && w.sig_tests == tests);
 	step(5);
 	CHECK(state(NULL) == GP_QS_IDLE);	/* slot from write modulo size */
 	/* reuse: the queue moves between the packet and the value */
