@@ -22,12 +22,19 @@ CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOU
 make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/arb-lat"
 make -s OUTPUT="$OUT/host" BINDIR="$OUT/host/bin" "$OUT/host/bin/gpreempt-ctl"
 cc $CFLAGS -Iuser/arbiter bench/qwatch-cost.c user/arbiter/qwatch.c \
-	-o "$OUT/build/qwatch-cost"
+	user/arbiter/qsignal.c -o "$OUT/build/qwatch-cost"
 
 echo "# queue watcher: CPU per poll (one process_vm_readv), host"
 printf '%-10s %14s %18s\n' "queues" "ns per poll" "CPU % at 200us"
 for q in 1 16 128; do
 	"$OUT/build/qwatch-cost" $q $((N * 50)) |
+		awk '{ printf "%-10s %14s %18s\n", $3, $4, $5 }'
+done
+# A busy process whose last packet runs (read == write, signal 1): the
+# completion-signal test joins each poll (docs/arbiter.md).
+echo "# same, last packet running: counters + completion-signal test"
+for q in 1 16 128; do
+	"$OUT/build/qwatch-cost" $q $((N * 50)) sig |
 		awk '{ printf "%-10s %14s %18s\n", $3, $4, $5 }'
 done
 

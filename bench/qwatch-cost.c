@@ -6,15 +6,21 @@
  *	BENCH qwatch N NS_PER_POLL CPU_PCT_AT_200US
  * CPU time is the poller's (CLOCK_PROCESS_CPUTIME_ID: user + system), so
  * the per-queue figure includes the syscall and the page walks.
- *	qwatch-cost N [ROUNDS]
+ *	qwatch-cost N [ROUNDS] [sig]
+ * With "sig" every queue has read == write and a last packet whose
+ * completion signal is still 1 (a kernel running): each poll then also
+ * runs the completion-signal test (qsignal.h) on the first queue, the
+ * most a poll of a busy process does (printed as "qwatch-sig").
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "qsignal.h"
 #include "qwatch.h"
 
 static unsigned long long cpu_ns(void)
@@ -34,6 +40,8 @@ int main(int argc, char **argv)
 	pid_t child;
 	char c = 0;
 
+	int sig = argc > 3 && !strcmp(argv[3], "sig");
+
 	rounds = argc > 2 ? atoi(argv[2]) : 20000;
 	if (n < 1 || n > GP_QW_MAX_QUEUES || pipe(p))
 		return 2;
@@ -44,9 +52,21 @@ int main(int argc, char **argv)
 		return 1;
 	child = fork();
 	if (child == 0) {
-		for (i = 0; i < n; i++)
-			*(unsigned long long *)(mem + i * 256 +
-						GP_AMDQ_WRITE_DISPATCH_ID) = 1;
+		/* one 1-packet ring and one signal after the queues */
+		unsigned char *ring = mem + (size_t)n * 256;
+
+		*(unsigned long long *)(ring + GP_AQL_COMPLETION_SIGNAL) =
+			(uintptr_t)(ring + 64);
+		*(long long *)(ring + 64 + GP_AMD_SIGNAL_VALUE) = 1;
+		for (i = 0; i < n; i++) {
+			unsigned char *q = mem + i * 256;
+
+			*(unsigned long long *)(q + GP_AMDQ_WRITE_DISPATCH_ID) = 1;
+			*(unsigned long long *)(q + GP_AMDQ_READ_DISPATCH_ID) = sig;
+			*(unsigned long long *)(q + GP_HSAQ_BASE_ADDRESS) =
+				(uintptr_t)ring;
+			*(unsigned *)(q + GP_HSAQ_SIZE) = 1;
+		}
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
 		pause();
@@ -69,7 +89,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qwatch-cost: the counters were not read\n");
 		return 1;
 	}
-	printf("BENCH qwatch %d %.0f %.3f\n", n, (double)(t1 - t0) / rounds,
+	if (sig && w.sig_tests < (unsigned long long)rounds) {
+		fprintf(stderr, "qwatch-cost: the signal test did not run\n");
+		return 1;
+	}
+	printf("BENCH qwatch%s %d %.0f %.3f\n", sig ? "-sig" : "", n, (double)(t1 - t0) / rounds,
 	       (double)(t1 - t0) / rounds / 200000.0 * 100);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "qsignal.h"
 #include "qwatch.h"
 
 void gp_qwatch_init(struct gp_qwatch *w)
@@ -119,6 +120,36 @@ static int read_proc(struct gp_qwatch *w, struct gp_qw_proc *p,
 	return 0;
 }
 
+/*
+ * read == write: is the last packet done? Tested once per write value.
+ * An error (not ROCr's amd_queue_t layout around the counters, or a
+ * freed ring) counts as "no signal": the counters' answer stands.
+ */
+static bool last_running(struct gp_qwatch *w, struct gp_qw_proc *p,
+			 struct gp_qw_queue *q)
+{
+	struct gp_qsig_res r;
+
+	if (!q->write || q->write == q->tested_write) {
+		p->unproven |= q->write && q->nosig;
+		return false;
+	}
+	w->sig_tests++;
+	if (gp_qsig_read(p->pid, q->wptr_addr - GP_AMDQ_WRITE_DISPATCH_ID,
+			 &r, NULL, NULL) || r.state == GP_QS_NOSIG) {
+		q->tested_write = q->write;
+		q->nosig = true;
+		p->unproven = true;
+		return false;
+	}
+	if (r.state == GP_QS_IDLE) {
+		q->tested_write = q->write;
+		q->nosig = false;
+		return false;
+	}
+	return true;	/* running, or write moved: busy, test again later */
+}
+
 int gp_qwatch_poll(struct gp_qwatch *w, const struct gp_qw_cb *cb)
 {
 	int i, j, n_busy = 0;
@@ -152,6 +183,9 @@ int gp_qwatch_poll(struct gp_qwatch *w, const struct gp_qw_cb *cb)
 		for (j = 0; j < p->nq; j++)
 			if (p->q[j].write > p->q[j].read)
 				busy = true;
+		p->unproven = false;
+		for (j = 0; !busy && j < p->nq; j++)
+			busy = last_running(w, p, &p->q[j]);
 		p->polls++;
 		p->busy_polls += busy;
 		p->busy = busy;

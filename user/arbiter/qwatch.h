@@ -13,6 +13,12 @@
  * One process_vm_readv(2) per process per poll reads the two counters of
  * every watched queue of that process (needs ptrace-read access: root,
  * or the same uid without Yama restrictions). No ptrace stop, no signal.
+ *
+ * read == write is not idle yet: the CP advances the read index when it
+ * takes a packet, so the last kernel may still run. A queue is idle when
+ * read == write and its last packet's completion signal, if it has one,
+ * is 0 (qsignal.h; tested once per new write_dispatch_id). A last packet
+ * without a signal leaves the process idle but "unproven".
  */
 #ifndef GP_QWATCH_H
 #define GP_QWATCH_H
@@ -40,6 +46,11 @@ struct gp_qw_queue {
 	uint32_t queue_id;
 	uint64_t wptr_addr, rptr_addr;	/* in the watched process */
 	uint64_t write, read;		/* last values read */
+	/* write_dispatch_id at which the last packet was proven done (its
+	 * completion signal 0), or found without a signal: not re-tested
+	 * until write moves (qsignal.h) */
+	uint64_t tested_write;
+	bool nosig;			/* that last packet had no signal */
 };
 
 struct gp_qw_proc {
@@ -48,12 +59,16 @@ struct gp_qw_proc {
 	bool busy;
 	int err;			/* last poll's -errno, 0 when read */
 	uint64_t polls, busy_polls;
+	/* idle but unproven: a last packet without a completion signal
+	 * (HIP's ordinary dispatches); the caller applies its grace */
+	bool unproven;
 	struct gp_qw_queue q[GP_QW_MAX_QUEUES];
 };
 
 struct gp_qwatch {
 	int n;
 	uint64_t syscalls;
+	uint64_t sig_tests;		/* completion-signal tests run */
 	struct gp_qw_proc p[GP_QW_MAX_PROCS];
 };
 
