@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gpolicy.h"
+#include "greplay.h"
 #include "replay.h"
 #include "tap.h"
 
@@ -405,6 +406,50 @@ TEST(replay_multi_gpu_trace)
 	CHECK(s == 10 && r == 10);
 }
 
+/* The same trace from its fixture, through the replay the CLI runs. */
+static int greplay(enum gp_scope scope, struct gp_greplay_result *r)
+{
+	struct gp_greplay_cfg c = { .scope = scope };
+	FILE *in = fopen("tests/unit/fixtures/replay/multi-gpu.ndjson", "r");
+	char err[256] = "";
+	int ret;
+
+	if (!in)
+		return -ENOENT;
+	c.pol = cfg(0, 1000 * MS);
+	ret = gp_greplay_run(in, "multi-gpu", &c, r, err, sizeof(err));
+	if (ret)
+		printf("# %s\n", err);
+	fclose(in);
+	return ret;
+}
+
+TEST(replay_fixture_per_gpu)
+{
+	static struct gp_greplay_result r;
+
+	CHECK(!greplay(GP_SCOPE_GPU, &r));
+	CHECK(r.ngpus == 4 && r.duration_ns == 100 * MS);
+	/* G0: (500, 600) held 34 ms each of 100: 66%; G2: 7 ms: 93% */
+	CHECK(r.gpu[0].gpu_id == 10001 && r.gpu[0].procs == 2);
+	CHECK(r.gpu[0].share_ppm == 660000);
+	CHECK(r.gpu[1].share_ppm == 1000000);
+	CHECK(r.gpu[2].share_ppm == 930000);
+	CHECK(r.gpu[3].share_ppm == 1000000);
+	CHECK(r.gpu[0].busy_periods == 2 && r.gpu[2].busy_periods == 1);
+	CHECK(r.gpu[1].busy_periods == 0);
+	/* 6 + 6 ioctls naming 9 + 9 queue ids (hand count above) */
+	CHECK(r.suspend_ioctls == 6 && r.resume_ioctls == 6);
+	CHECK(r.queues_named == 18);
+
+	CHECK(!greplay(GP_SCOPE_NODE, &r));
+	for (int i = 0; i < 4; i++)
+		CHECK(r.gpu[i].share_ppm == 660000);
+	/* 5 processes x 2 toggles, each naming all 12 queues */
+	CHECK(r.suspend_ioctls == 10 && r.resume_ioctls == 10);
+	CHECK(r.queues_named == 48);
+}
+
 int main(void)
 {
 	RUN(subset_on_busy_gpu);
@@ -412,5 +457,6 @@ int main(void)
 	RUN(gang_spans_gpus);
 	RUN(scope_node_is_today);
 	RUN(replay_multi_gpu_trace);
+	RUN(replay_fixture_per_gpu);
 	return tap_done();
 }
