@@ -450,6 +450,47 @@ TEST(replay_fixture_per_gpu)
 	CHECK(r.queues_named == 48);
 }
 
+/*
+ * The fixture's ranks 500-503 as one gang (key 7; 600 stays alone): the
+ * gang is held on all four GPUs whenever online needs any GPU, i.e. over
+ * [10,32) and [50,62) ms (G2's [20,27) is inside): 34 ms each. 600 keeps
+ * its subsets. G1: rank 501 34 ms + 600 0 ms of 2 x 100 -> 83%.
+ */
+TEST(replay_gang_trace)
+{
+	static struct gp_greplay_result r;
+	struct gp_greplay_cfg c = { .scope = GP_SCOPE_GPU,
+				    .gang = GP_GANG_CGROUP };
+	char *text = NULL, line[512], err[256] = "";
+	size_t len = 0;
+	FILE *in = fopen("tests/unit/fixtures/replay/multi-gpu.ndjson", "r");
+	FILE *out = open_memstream(&text, &len);
+
+	CHECK(in && out);
+	if (!in || !out)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		char *q = strstr(line, "\"ev\":\"queue\",\"pid\":50");
+
+		if (q)	/* {"t_ms":0,"ev":"queue",... -> add "gang":7 */
+			fprintf(out, "{\"gang\":7,%s", line + 1);
+		else
+			fputs(line, out);
+	}
+	fclose(in);
+	fclose(out);
+	in = fmemopen(text, len, "r");
+	c.pol = cfg(0, 1000 * MS);
+	CHECK(!gp_greplay_run(in, "gang", &c, &r, err, sizeof(err)));
+	fclose(in);
+	free(text);
+	CHECK(r.gpu[0].share_ppm == 660000);
+	CHECK(r.gpu[1].share_ppm == 830000);
+	/* G2: rank 502 34 ms + 600 7 ms (its own subset) -> 79.5% */
+	CHECK(r.gpu[2].share_ppm == 795000);
+	CHECK(r.gpu[3].share_ppm == 830000);
+}
+
 int main(void)
 {
 	RUN(subset_on_busy_gpu);
@@ -458,5 +499,6 @@ int main(void)
 	RUN(scope_node_is_today);
 	RUN(replay_multi_gpu_trace);
 	RUN(replay_fixture_per_gpu);
+	RUN(replay_gang_trace);
 	return tap_done();
 }

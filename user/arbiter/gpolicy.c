@@ -103,9 +103,10 @@ static struct gp_gproc *proc_of(struct gp_gpolicy *g, int pid)
 	return NULL;
 }
 
-static bool whole(const struct gp_gpolicy *g)
+/* Held as one: node scope, or a gang (a lone process gets subsets). */
+static bool whole(const struct gp_gpolicy *g, int u)
 {
-	return g->scope == GP_SCOPE_NODE || g->gang != GP_GANG_NONE;
+	return g->scope == GP_SCOPE_NODE || g->unit[u].key;
 }
 
 static bool unit_held_anywhere(const struct gp_gpolicy *g, int u)
@@ -121,7 +122,7 @@ static bool queue_wanted(struct gp_gpolicy *g, const struct gp_gproc *p,
 {
 	int s;
 
-	if (whole(g))
+	if (whole(g, p->unit))
 		return unit_held_anywhere(g, p->unit);
 	s = slot_idx(g, q->gpu_id, false);
 	return s >= 0 && (priv(g)->sh[s].held & (1ull << p->unit));
@@ -145,7 +146,8 @@ static void sync_proc(struct gp_gpolicy *g, struct gp_gproc *p,
 {
 	struct gp_gaction r = { .op = GP_POP_RESUME, .pid = p->pid },
 			  s = { .op = GP_POP_SUSPEND, .pid = p->pid };
-	bool want_whole = whole(g) && unit_held_anywhere(g, p->unit);
+	bool w_unit = whole(g, p->unit);
+	bool want_whole = w_unit && unit_held_anywhere(g, p->unit);
 
 	for (int i = 0; i < p->nq; i++) {
 		struct gp_qplace *q = &p->q[i];
@@ -158,7 +160,7 @@ static void sync_proc(struct gp_gpolicy *g, struct gp_gproc *p,
 		q->suspended = w;
 	}
 	/* Whole-process suspensions also name queues not known yet. */
-	if (whole(g) && want_whole != p->whole) {
+	if (w_unit && want_whole != p->whole) {
 		if (want_whole)
 			s.all = true;
 		else

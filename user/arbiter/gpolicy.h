@@ -25,7 +25,8 @@
  *   beside a suspended peer only spins), and resumed when no GPU needs
  *   it. Each GPU's machine counts the gang once: one member of its
  *   offline table, one share, one budget.
- * The caller computes gang keys (a pgid, a cgroup id); 0 = none.
+ * The caller computes gang keys (a pgid, a cgroup id); 0 = none, and a
+ * process without a key is its own unit, suspended by subsets.
  *
  * Actions carry the queue ids to name in one SUSPEND_QUEUES or
  * RESUME_QUEUES ioctl for the process. all=true asks for every queue of

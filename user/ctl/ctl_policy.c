@@ -27,6 +27,7 @@ struct pol_args {
 	int pid;
 	struct gp_replay_cfg rc;
 	bool per_gpu;		/* --scope or --gang given: greplay.h */
+	bool gang_set;
 	enum gp_scope scope;
 	enum gp_gang gang;
 };
@@ -70,8 +71,8 @@ static const struct argp_option policy_opts[] = {
 	  "\"gpu\" on busy/idle and \"queue\" lines placing offline "
 	  "queues; gpu = one policy per gpu_id, node = one for the node", 0 },
 	{ "gang", O_GANG, "none|pgid|cgroup", 0, "Replay per GPU: group "
-	  "offline processes by the queue lines' \"gang\" (default none)",
-	  0 },
+	  "offline processes by the queue lines' \"gang\" key (default "
+	  "cgroup; none ignores the keys)", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{ 0 },
 };
@@ -118,7 +119,7 @@ static error_t pol_opt(int key, char *arg, struct argp_state *st)
 				   "cgroup", arg);
 			return EINVAL;
 		}
-		p->per_gpu = true;
+		p->per_gpu = p->gang_set = true;
 		return 0;
 	case O_SCOST: dur = &p->rc.suspend_cost_ns; break;
 	case O_RCOST: dur = &p->rc.resume_cost_ns; break;
@@ -397,6 +398,8 @@ int ctl_cmd_policy(const struct ctl_args *a)
 	if (r || p.help)
 		return r;
 	o = (struct ctl_out){ .json = p.json };
+	if (!p.gang_set)
+		p.gang = GP_GANG_CGROUP;	/* docs/arbiter.md: why */
 	if (p.replay)
 		return do_replay(&p, &o);
 	pp.json = p.json;
