@@ -268,42 +268,46 @@ static int slots_of(struct gp_gpolicy *g, const uint32_t *gpus, int ngpus,
 	return n;
 }
 
+/* Busy or idle of (src, pid) on gpus, on each of their machines. */
+static int edge(struct gp_gpolicy *g, uint64_t now, uint64_t src, int pid,
+		const uint32_t *gpus, int ngpus, bool busy,
+		struct gp_gactions *out)
+{
+	int idx[GP_GP_MAX_GPUS], n, r = 0, done = 0;
+
+	tick_all(g, now, out);
+	/* busy creates the machine of a GPU seen first; idle never does */
+	n = slots_of(g, gpus, ngpus, busy, idx);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		struct gp_policy *p = &g->slot[idx[i]]->p;
+		int e = busy ? gp_policy_busy(p, g->now, src, pid, &g->tmp) :
+			       gp_policy_idle(p, g->now, src, pid, &g->tmp);
+
+		if (e)
+			r = e;
+		else
+			done++;
+		collect(g, idx[i], out);
+	}
+	if (!busy)	/* an idle some machine took is an idle */
+		return done ? 0 : -EALREADY;
+	return r;
+}
+
 int gp_gpolicy_busy(struct gp_gpolicy *g, uint64_t now, uint64_t src,
 		    int pid, const uint32_t *gpus, int ngpus,
 		    struct gp_gactions *out)
 {
-	int idx[GP_GP_MAX_GPUS], n, r = 0;
-
-	tick_all(g, now, out);
-	n = slots_of(g, gpus, ngpus, true, idx);
-	if (n < 0)
-		return n;
-	for (int i = 0; i < n; i++) {
-		int e = gp_policy_busy(&g->slot[idx[i]]->p, g->now, src, pid,
-				       &g->tmp);
-
-		if (e)
-			r = e;
-		collect(g, idx[i], out);
-	}
-	return r;
+	return edge(g, now, src, pid, gpus, ngpus, true, out);
 }
 
 int gp_gpolicy_idle(struct gp_gpolicy *g, uint64_t now, uint64_t src,
 		    int pid, const uint32_t *gpus, int ngpus,
 		    struct gp_gactions *out)
 {
-	int idx[GP_GP_MAX_GPUS], n, done = 0;
-
-	tick_all(g, now, out);
-	n = slots_of(g, gpus, ngpus, false, idx);
-	for (int i = 0; i < n; i++) {
-		if (!gp_policy_idle(&g->slot[idx[i]]->p, g->now, src, pid,
-				    &g->tmp))
-			done++;
-		collect(g, idx[i], out);
-	}
-	return done ? 0 : -EALREADY;
+	return edge(g, now, src, pid, gpus, ngpus, false, out);
 }
 
 void gp_gpolicy_source_closed(struct gp_gpolicy *g, uint64_t now,
