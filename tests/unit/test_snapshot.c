@@ -101,6 +101,7 @@ TEST(text_report)
 	CHECK(strstr(t, "rptr report @0x7f1234560080  wptr poll "
 		      "@0x7f1234560038"));
 	CHECK(strstr(t, "slot x0 p1 q2"));
+	CHECK(strstr(t, "  gpu_id 19004 node 1 pci 0000:03:00.0 renderD128\n"));
 	CHECK(strstr(t, "4400     no queues (PASID 0x8003)"));
 	CHECK(strstr(t, "scheduler stopped"));
 	CHECK(strstr(t, "(-v)"));
@@ -124,6 +125,8 @@ TEST(json_report)
 	t = capture_done(f);
 	CHECK(count(t, "\n") == count(t, "{\"type\":"));
 	CHECK(count(t, "{\"type\":\"gpu\"") == 2);
+	/* node 1: location_id 768 = bus 3, render minor 128 */
+	CHECK(strstr(t, "\"pci\":\"0000:03:00.0\",\"drm_render_minor\":128"));
 	CHECK(count(t, "{\"type\":\"process\"") == 3);
 	CHECK(count(t, "{\"type\":\"queue\"") == 4);
 	CHECK(count(t, "{\"type\":\"mqd\"") == 4);
