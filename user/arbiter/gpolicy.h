@@ -28,6 +28,12 @@
  * The caller computes gang keys (a pgid, a cgroup id); 0 = none, and a
  * process without a key is its own unit, suspended by subsets.
  *
+ * Placement: an offline process is a member of a GPU's machine once a
+ * queue of it on that GPU is reported (gp_gpolicy_queue: from the
+ * session's snapshot at attach, then from the tracer's creates). Before
+ * that it has nothing on any GPU to suspend (node scope excepted, which
+ * suspends every queue of a fresh snapshot).
+ *
  * Actions carry the queue ids to name in one SUSPEND_QUEUES or
  * RESUME_QUEUES ioctl for the process. all=true asks for every queue of
  * a fresh snapshot as well (node scope and gangs: queues the tables do
