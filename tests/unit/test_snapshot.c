@@ -101,7 +101,6 @@ TEST(text_report)
 	CHECK(strstr(t, "rptr report @0x7f1234560080  wptr poll "
 		      "@0x7f1234560038"));
 	CHECK(strstr(t, "slot x0 p1 q2"));
-	CHECK(strstr(t, "  gpu_id 19004 node 1 pci 0000:03:00.0 renderD128\n"));
 	CHECK(strstr(t, "4400     no queues (PASID 0x8003)"));
 	CHECK(strstr(t, "scheduler stopped"));
 	CHECK(strstr(t, "(-v)"));

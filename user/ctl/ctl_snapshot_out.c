@@ -121,14 +121,6 @@ static void text_topology(FILE *f, const struct snap *s)
 			gp_mqd_layout_name(gp_mqd_layout_for_gfx(
 				n->gfx_target_version)));
 	}
-	/* How operators name them: PCI address, partition, render node. */
-	for (int i = 0; i < s->nnodes; i++) {
-		char label[128];
-
-		if (s->nodes[i].gpu_id)
-			fprintf(f, "  %s\n", gp_topo_label(&s->nodes[i], label,
-							   sizeof(label)));
-	}
 }
 
 static void text_procs(FILE *f, const struct snap *s)
