@@ -11,7 +11,7 @@ include Makefile
 
 BENCH_TOOLS := $(OUTPUT)/bpf-cost $(OUTPUT)/kfd-loop $(OUTPUT)/startwait \
 	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat $(OUTPUT)/arb-lat \
-	       $(OUTPUT)/progstats
+	       $(OUTPUT)/progstats $(OUTPUT)/gpu-scope
 .DEFAULT_GOAL := bench-tools
 
 .PHONY: bench-tools
@@ -38,6 +38,11 @@ $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) 
 # Immediate-path latency: the embeddable probe (libgp); host, and with
 # STATIC=1 into another OUTPUT for the VM (bench/run.sh part imm).
 $(OUTPUT)/imm-lat: bench/imm-lat.c $(LIBGP) | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
+
+# Per-GPU against node scope: the policy alone, on the host (libgp).
+$(OUTPUT)/gpu-scope: bench/gpu-scope.c $(LIBGP) | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 

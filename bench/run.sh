@@ -21,6 +21,10 @@
 #       ctl       suspend request -> SUSPEND ioctl entry in the VM, for a
 #                 one-shot gpreempt-ctl and for a warm daemon
 #                 (plus the daemon's socket path on the host)
+#       gpus      per-GPU against node scope on the host: the policy's
+#                 busy -> suspend decisions for 1, 8, 64 offline processes
+#                 over 8 GPUs; ioctls, queue ids and GPUs per toggle, and
+#                 node/gpu ratios (bench/gpu-scope)
 #       arbiter   notify "busy" -> every offline process suspended
 #                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4
 #                 in the shared boot, 10 rounds each)
@@ -55,11 +59,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl arbiter)
+[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl gpus arbiter)
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|progs|imm|bpf|ctl|arbiter) ;;
-	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, arbiter)" >&2; exit 2 ;;
+	overhead|progs|imm|bpf|ctl|gpus|arbiter) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, gpus, arbiter)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$OUT"
@@ -86,12 +90,13 @@ log() { [ $quick = 1 ] && echo "# $*" || echo "$*"; }
 build_tools() {
 	local t ok=0
 	mkdir -p "$OUT/build"
-	for t in kfd-loop startwait ctl-lat arb-lat progstats bpf-cost imm-lat; do
+	for t in kfd-loop startwait ctl-lat arb-lat progstats bpf-cost imm-lat \
+		gpu-scope; do
 		if ! make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/$t" \
 			> "$OUT/build.log" 2>&1; then
 			cat "$OUT/build.log" >&2
 			echo "bench/run.sh: building $t failed (above)" >&2
-			case $t in bpf-cost|imm-lat) ;; *) exit 1 ;; esac
+			case $t in bpf-cost|imm-lat|gpu-scope) ;; *) exit 1 ;; esac
 			ok=1
 		fi
 	done
@@ -474,9 +479,35 @@ fi
 bpf_built=1
 build_tools || bpf_built=0
 machine
+# Part gpus: the per-GPU policy against node scope, host only. Quick mode
+# asserts what must hold whatever the timing: with 8 or more offline
+# processes over 8 GPUs, node scope names 8x the GPUs of gpu scope.
+gpus_part() {
+	local raw=$OUT/gpus.raw
+	if [ ! -x "$OUT/build/gpu-scope" ]; then
+		tap fail "gpus: gpu-scope built" "see $OUT/build.log"
+		return
+	fi
+	"$OUT/build/gpu-scope" "$([ $quick = 1 ] && echo 50 || echo 5000)" > "$raw"
+	if [ $quick = 1 ]; then
+		if awk '$2 == "gpus-ratio" && $3 >= 8 && $5 != "8.00" { bad = 1 }
+			$2 == "gpus-ratio" { n++ } END { exit bad || n != 3 }' "$raw"; then
+			tap ok "gpus quick: node scope re-runs 8x the GPUs' runlists"
+		else
+			tap fail "gpus quick: node/gpu GPU ratio" "$(tr '\n' ';' < "$raw")"
+		fi
+	else
+		echo
+		echo "== per-GPU against node scope (bench/gpu-scope; N offline over 8 GPUs)"
+		awk '$2 == "gpus" { printf "  N=%-3s %-4s %7s ns/busy %5s ioctls %6s queues %4s GPUs per toggle\n", $3, $4, $5, $6, $7, $8 }
+			$2 == "gpus-ratio" { printf "  N=%-3s node/gpu: ioctls %sx, GPUs %sx, decision time %sx\n", $3, $4, $5, $6 }' "$raw"
+	fi
+}
+
 vm_parts=()
 for p in "${parts[@]}"; do
 	case $p in
+	gpus) gpus_part ;;
 	overhead|progs|imm) vm_parts+=("$p") ;;
 	ctl) vm_parts+=("$p"); ctl_host ;;
 	bpf) bpf_part ;;

@@ -85,6 +85,24 @@ untouched() {
 	untouched
 }
 
+@test "ctl suspend --gpu: a gpu_id without queues of the target, exit 2 and untouched" {
+	local fix=$BATS_TEST_DIRNAME/../unit/fixtures/topo/mi300x-8/proc
+	# a stand-in sysfs tree: the sleep target's queues 0,1 on GPU 10005
+	mkdir -p "$BATS_TEST_TMPDIR/kfd/$TARGET/queues"
+	cp -r "$fix/3105/queues/0" "$fix/3105/queues/1" \
+		"$BATS_TEST_TMPDIR/kfd/$TARGET/queues/"
+	run -2 --separate-stderr "$CTL" suspend --pid "$TARGET" --gpu 10001 \
+		--kfd-proc "$BATS_TEST_TMPDIR/kfd"
+	[[ "$stderr" == *"pid $TARGET has no KFD queue on the gpu_id given (its queues are on: 10005); nothing was done"* ]]
+	run -2 --separate-stderr "$CTL" suspend --pid "$TARGET" --gpu 0
+	[[ "$stderr" == *"invalid gpu_id '0'"* ]]
+	run -2 --separate-stderr "$CTL" suspend --pid "$TARGET" --gpu 10005 -q 1
+	[[ "$stderr" == *"--gpu and --queue exclude each other"* ]]
+	run -2 --separate-stderr "$CTL" resume --pid "$TARGET" --kfd-proc /tmp
+	[[ "$stderr" == *"--kfd-proc needs --gpu"* ]]
+	untouched
+}
+
 @test "ctl refuses pid 1: exit 8" {
 	run -8 --separate-stderr "$CTL" suspend --pid 1 --for 1s
 	[[ "$stderr" == *"refusing pid 1 (init)"* ]]

@@ -136,3 +136,34 @@ standin_kit() {
 	[ -s "$WORK/want" ]
 	diff -u "$WORK/want" "$WORK/got"
 }
+
+# scripts/l3-gpus.sh: the per-GPU kit's analysis on synthetic runs
+# (tests/unit/fixtures/l3/gpus), and its refusals. GPU runs are L3.
+@test "l3-gpus --analyze-only: verdicts PASS on the synthetic runs, FAIL when per-GPU is slow" {
+	GK=$BATS_TEST_DIRNAME/../../scripts/l3-gpus.sh
+	cp -r "$BATS_TEST_DIRNAME/../unit/fixtures/l3/gpus/runs" "$WORK/"
+	run -0 "$GK" --analyze-only "$WORK"
+	[[ "$output" == *"VERDICT online_p99_per_gpu       11.080     12.078  PASS"* ]]
+	[[ "$output" == *"VERDICT per_gpu_vs_node          11.080     14.980  PASS"* ]]
+	jq -e -s '[.[] | select(.type == "verdict" and .result == "PASS")] | length == 3' "$WORK/summary.json"
+	# per-GPU as slow as node: both latency verdicts fail, exit 1
+	cp "$WORK/runs/node/online.ndjson" "$WORK/runs/per-gpu/online.ndjson"
+	run -1 "$GK" --analyze-only "$WORK"
+	[[ "$output" == *"VERDICT online_p99_per_gpu       14.980     12.078  FAIL"* ]]
+	rm "$WORK/runs/node/online.ndjson"
+	run -2 "$GK" --analyze-only "$WORK"
+	[[ "$output" == *"node/online.ndjson missing: nothing to judge"* ]]
+}
+
+@test "l3-gpus refuses without /dev/kfd (exit 4) and with fewer than two GPU nodes (exit 8)" {
+	GK=$BATS_TEST_DIRNAME/../../scripts/l3-gpus.sh
+	run -4 env L3_KFD=/nonexistent "$GK"
+	[[ "$output" == *"no /nonexistent"* ]]
+	run -2 "$GK" --rate fast
+	mkdir -p "$WORK/topo/nodes/0" "$WORK/topo/nodes/1"
+	echo 0 > "$WORK/topo/nodes/0/gpu_id"
+	echo 4242 > "$WORK/topo/nodes/1/gpu_id"
+	run -8 env L3_KFD=/dev/null L3_HIPCC=true L3_TOPO="$WORK/topo" \
+		L3_BIN="$BATS_TEST_DIRNAME/../kit/standin" "$GK"
+	[[ "$output" == *"fewer than two GPU nodes"* ]]
+}

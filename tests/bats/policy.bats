@@ -47,6 +47,21 @@ policy_json() {
 	echo "$output" | jq -e '.budget_resumes == 10 and .offline_share_ppm == 199000'
 }
 
+@test "policy --replay --scope: per GPU, online on one GPU leaves the others' offline running" {
+	run -0 "$CTL" policy --replay "$FIX/multi-gpu.ndjson" --scope gpu
+	[[ "$output" == *"10001           2          66.0%"* ]]
+	[[ "$output" == *"10002           2         100.0%"* ]]
+	[[ "$output" == *"KFD ioctls: 12 (6 suspend, 6 resume), 18 queue ids"* ]]
+	run -0 "$CTL" policy --replay "$FIX/multi-gpu.ndjson" --scope node -j
+	echo "$output" | jq -e '.suspend_ioctls == 10 and .queues_named == 48 and
+		([.gpus[].offline_share_ppm] | all(. == 660000))'
+	run -2 "$CTL" policy --replay "$FIX/multi-gpu.ndjson" --scope card
+	[[ "$output" == *"--scope: 'card' is not gpu or node"* ]]
+	printf '{"t_ms":1,"ev":"queue","pid":5,"gpu":1}\n' > "$BATS_TEST_TMPDIR/q"
+	run -2 "$CTL" policy --replay "$BATS_TEST_TMPDIR/q" --scope gpu
+	[[ "$output" == *"q:1: a queue line needs"* ]]
+}
+
 @test "policy --replay: bad input is exit 2 with the line named" {
 	printf '{"t_ms":1,"ev":"busy"}\n{"t_ms":0,"ev":"idle"}\n' > "$BATS_TEST_TMPDIR/t"
 	run -2 "$CTL" policy --replay "$BATS_TEST_TMPDIR/t"

@@ -206,7 +206,7 @@ TEST(errors_name_line_and_change_nothing)
 	CHECK(replay_str("{\"t_ms\":1,\"ev\":\"bsy\"}\n", &c, &r, err) ==
 	      -EINVAL);
 	CHECK_STR(err, "t:1: unknown \"ev\" \"bsy\": use busy, idle, close, "
-		  "exit or mark");
+		  "exit, mark or queue");
 	CHECK(replay_str("{\"ev\":\"busy\"}\n", &c, &r, err) == -EINVAL);
 	CHECK_STR(err, "t:1: no time: give \"t_ns\", \"t_us\", \"t_ms\" or "
 		  "\"ts_boot_ns\"");

@@ -124,6 +124,8 @@ TEST(json_report)
 	t = capture_done(f);
 	CHECK(count(t, "\n") == count(t, "{\"type\":"));
 	CHECK(count(t, "{\"type\":\"gpu\"") == 2);
+	/* node 1: location_id 768 = bus 3, render minor 128 */
+	CHECK(strstr(t, "\"pci\":\"0000:03:00.0\",\"drm_render_minor\":128"));
 	CHECK(count(t, "{\"type\":\"process\"") == 3);
 	CHECK(count(t, "{\"type\":\"queue\"") == 4);
 	CHECK(count(t, "{\"type\":\"mqd\"") == 4);

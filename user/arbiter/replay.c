@@ -167,6 +167,7 @@ static int step(struct sim *s, const struct gp_replay_ev *ev,
 		gp_policy_online_gone(&s->p, ev->t_ns, ev->pid, a);
 		break;
 	case GP_REV_MARK:
+	case GP_REV_QUEUE:
 		gp_policy_tick(&s->p, ev->t_ns, a);
 		break;
 	}

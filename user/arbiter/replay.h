@@ -64,12 +64,21 @@ struct gp_replay_result {
 };
 
 enum gp_rev { GP_REV_BUSY, GP_REV_IDLE, GP_REV_CLOSE, GP_REV_EXIT,
-	      GP_REV_MARK };
+	      GP_REV_MARK, GP_REV_QUEUE };
 
+/*
+ * Multi-GPU traces (greplay.h) add "gpu" (a gpu_id) to busy and idle,
+ * and "queue" lines placing an offline process's queue:
+ *   {"t_us":0,"ev":"queue","pid":3101,"qid":0,"gpu":10001,"gang":7}
+ * (gang optional, 0 = none). The node-wide replay reads a queue line as a
+ * mark and busy/idle on any GPU as busy/idle of the node.
+ */
 struct gp_replay_ev {
-	uint64_t t_ns, src;
+	uint64_t t_ns, src, gang;
 	int pid;
 	enum gp_rev ev;
+	bool has_gpu;
+	uint32_t gpu, qid;
 };
 
 /*

@@ -18,9 +18,10 @@ struct val {
 };
 
 enum { K_T_NS, K_T_US, K_T_MS, K_TS_BOOT, K_EV, K_TYPE, K_OP, K_SRC, K_PID,
-       K__N };
+       K_GPU, K_QID, K_GANG, K__N };
 static const char *const key_names[K__N] = {
 	"t_ns", "t_us", "t_ms", "ts_boot_ns", "ev", "type", "op", "src", "pid",
+	"gpu", "qid", "gang",
 };
 
 static const char *ws(const char *p)
@@ -125,10 +126,10 @@ static int fail(char *err, size_t len, const char *msg, const char *key)
 static int event_name(const char *s, enum gp_rev *ev)
 {
 	static const char *const n[] = { "busy", "idle", "close", "exit",
-					  "mark" };
+					  "mark", "queue" };
 	unsigned int i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (!strcmp(s, n[i])) {
 			*ev = i;
 			return 0;
@@ -205,7 +206,8 @@ int gp_replay_parse_line(const char *line, struct gp_replay_ev *ev,
 	if (k[K_EV].present) {
 		if (!k[K_EV].is_str || event_name(k[K_EV].s, &ev->ev))
 			return fail(err, len, "unknown \"ev\" \"%s\": use busy, "
-				    "idle, close, exit or mark", k[K_EV].s);
+				    "idle, close, exit, mark or queue",
+				    k[K_EV].s);
 	} else {
 		/* gpreempt-trace -j objects: busy/idle events if any. */
 		name = k[K_TYPE].is_str ? k[K_TYPE].s : NULL;
@@ -230,5 +232,29 @@ int gp_replay_parse_line(const char *line, struct gp_replay_ev *ev,
 			return fail(err, len, "\"pid\" is not a pid%s", "");
 		ev->pid = k[K_PID].n;
 	}
+	if (k[K_GPU].present) {
+		if (!k[K_GPU].is_uint || !k[K_GPU].n ||
+		    k[K_GPU].n > UINT32_MAX)
+			return fail(err, len, "\"gpu\" is not a gpu_id (the "
+				    "topology's, never a HIP index)%s", "");
+		ev->gpu = k[K_GPU].n;
+		ev->has_gpu = true;
+	}
+	if (k[K_QID].present) {
+		if (!k[K_QID].is_uint || k[K_QID].n > UINT32_MAX)
+			return fail(err, len, "\"qid\" is not a queue id%s",
+				    "");
+		ev->qid = k[K_QID].n;
+	}
+	if (k[K_GANG].present) {
+		if (!k[K_GANG].is_uint)
+			return fail(err, len, "\"gang\" is not an unsigned "
+				    "integer%s", "");
+		ev->gang = k[K_GANG].n;
+	}
+	if (ev->ev == GP_REV_QUEUE && (!ev->pid || !ev->has_gpu ||
+				       !k[K_QID].present))
+		return fail(err, len, "a queue line needs \"pid\", \"qid\" "
+			    "and \"gpu\"%s", "");
 	return 1;
 }

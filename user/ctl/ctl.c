@@ -23,6 +23,8 @@ int main(int argc, char **argv)
 		return r;
 	if (a.help)
 		return GP_EXIT_OK;
+	if (a.n_gpus && (r = ctl_resolve_gpus(&a)))
+		return r;
 	switch (a.cmd) {
 	case CTL_LIST:
 		return ctl_cmd_list(&a);

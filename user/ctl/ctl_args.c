@@ -15,6 +15,8 @@ enum {
 	OPT_NO_DAEMON = 0x100,
 	OPT_WAIT_RUNTIME,
 	OPT_USAGE,
+	OPT_GPU,
+	OPT_KFD_PROC,
 };
 
 static const struct argp_option opt_pid = {
@@ -22,6 +24,15 @@ static const struct argp_option opt_pid = {
 static const struct argp_option opt_queue = {
 	"queue", 'q', "ID", 0,
 	"Queue id (repeatable; default: every queue of the target)", 0 };
+static const struct argp_option opt_gpu = {
+	"gpu", OPT_GPU, "GPU_ID", 0,
+	"Only the target's queues on this GPU (repeatable): the topology's "
+	"gpu_id (gpreempt-ctl snapshot, amd-smi's kfd_id), never a HIP or "
+	"ROCr index; found in the KFD sysfs queue directories", 0 };
+static const struct argp_option opt_kfd_proc = {
+	"kfd-proc", OPT_KFD_PROC, "DIR", 0,
+	"With --gpu: read queue placement from DIR/<pid>/queues instead of "
+	"/sys/class/kfd/kfd/proc (a stand-in tree for tests)", 0 };
 static const struct argp_option opt_grace = {
 	"grace-period", 'g', "N", 0,
 	"Wave time allowed before preemption, in 1K GPU cycles "
@@ -55,7 +66,7 @@ struct cmd_desc {
 	const char *name;
 	const char *args_doc;
 	const char *doc;
-	const struct argp_option *opts[12];
+	const struct argp_option *opts[16];
 };
 
 static const struct cmd_desc cmds[] = {
@@ -78,6 +89,8 @@ static const struct cmd_desc cmds[] = {
 	  "    gpreempt-ctl suspend --pid 4242            # until Ctrl-C\n"
 	  "    gpreempt-ctl suspend -p 4242 --for 500ms   # half a second\n"
 	  "    gpreempt-ctl suspend -p 4242 -q 1 -q 3     # queues 1 and 3\n"
+	  "    gpreempt-ctl suspend -p 4242 --gpu 51157   # its queues on "
+	  "one GPU\n"
 	  "    gpreempt-ctl suspend -p 4242 -g 100 -f 2s  # grace 100K cycles\n"
 	  "    gpreempt-ctl suspend -p 4242 --socket /tmp/gp.sock\n"
 	  "    gpreempt-ctl suspend -p 4242 --no-daemon -j -f 1s\n"
@@ -86,7 +99,8 @@ static const struct cmd_desc cmds[] = {
 	  "runtime,] suspend, hold, [signal | target_exit,] resume, detach;\n"
 	  "errors as {\"type\":\"error\",\"exit\":N,\"errno\":N,\"message\":..}.\n"
 	  "Exit 10 if some queue ids were invalid or failed.\n",
-	  { &opt_pid, &opt_queue, &opt_grace, &opt_for, &opt_wait_runtime,
+	  { &opt_pid, &opt_queue, &opt_gpu, &opt_kfd_proc, &opt_grace,
+	    &opt_for, &opt_wait_runtime,
 	    &opt_socket, &opt_no_daemon, &opt_json, &opt_verbose,
 	    &opt_help, &opt_usage } },
 	{ CTL_RESUME, "resume", NULL,
@@ -99,7 +113,8 @@ static const struct cmd_desc cmds[] = {
 	  "    gpreempt-ctl resume -p 4242 -q 1\n"
 	  "    gpreempt-ctl resume -p 4242 --socket /tmp/gp.sock -j\n"
 	  "    gpreempt-ctl resume -p 4242 --no-daemon\n",
-	  { &opt_pid, &opt_queue, &opt_socket, &opt_no_daemon, &opt_json,
+	  { &opt_pid, &opt_queue, &opt_gpu, &opt_kfd_proc, &opt_socket,
+	    &opt_no_daemon, &opt_json,
 	    &opt_verbose, &opt_help, &opt_usage } },
 	{ CTL_STATUS, "status", NULL,
 	  "Show who holds which process: the daemon's sessions when it "
@@ -213,6 +228,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		a->queues[a->n_queues++] = v;
 		break;
+	case OPT_GPU:
+		if (parse_u32(arg, &v) || !v) {
+			argp_error(state, "invalid gpu_id '%s' (want the "
+				   "topology's nonzero gpu_id)", arg);
+			return EINVAL;
+		}
+		if (a->n_gpus == CTL_MAX_GPUS) {
+			argp_error(state, "at most %d --gpu options",
+				   CTL_MAX_GPUS);
+			return EINVAL;
+		}
+		a->gpus[a->n_gpus++] = v;
+		break;
+	case OPT_KFD_PROC:
+		a->kfd_proc = arg;
+		break;
 	case 'g':
 		if (parse_u32(arg, &a->grace_period)) {
 			argp_error(state, "invalid grace period '%s' (want a "
@@ -264,6 +295,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if ((a->cmd == CTL_SUSPEND || a->cmd == CTL_RESUME) &&
 		    !a->pid) {
 			argp_error(state, "--pid is required");
+			return EINVAL;
+		}
+		if (a->n_gpus && a->n_queues) {
+			argp_error(state, "--gpu and --queue exclude each "
+				   "other");
+			return EINVAL;
+		}
+		if (a->kfd_proc && !a->n_gpus) {
+			argp_error(state, "--kfd-proc needs --gpu");
 			return EINVAL;
 		}
 		if (a->socket && a->no_daemon) {

@@ -15,6 +15,7 @@
 
 /* --queue options: as many as one daemon request carries. */
 #define CTL_MAX_QUEUES PROTO_MAX_QUEUES
+#define CTL_MAX_GPUS 64
 
 enum ctl_cmd {
 	CTL_NONE = 0,
@@ -38,6 +39,10 @@ struct ctl_args {
 	pid_t pid;		/* 0: none given */
 	uint32_t queues[CTL_MAX_QUEUES];
 	uint32_t n_queues;
+	/* --gpu: the queues on these gpu_ids (ctl_gpus.c fills queues) */
+	uint32_t gpus[CTL_MAX_GPUS];
+	int n_gpus;
+	const char *kfd_proc;	/* --kfd-proc: NULL is KFD_SYSFS_PROC */
 	uint32_t grace_period;
 	bool grace_set;
 	uint64_t for_ns;	/* 0: hold until interrupted */

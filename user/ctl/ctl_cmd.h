@@ -38,6 +38,13 @@ static inline struct ctl_out ctl_out_of(const struct ctl_args *a)
 
 /* Print e ("gpreempt-ctl: <msg>" on stderr, plus JSON); returns e->exit. */
 int ctl_report(const struct ctl_out *o, const struct gp_err *e);
+/*
+ * --gpu: turns a->gpus into a->queues, the target's queue ids on those
+ * GPUs from the KFD sysfs queue directories (ctl_gpus.c). 0, or the
+ * exit code after reporting (no queue there: 2, nothing changed).
+ */
+struct ctl_args;
+int ctl_resolve_gpus(struct ctl_args *a);
 /* Print one suspend/resume result (text table or one JSON object). */
 void ctl_print_op(const struct ctl_out *o, const struct session_op *op);
 /*

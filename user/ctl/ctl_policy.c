@@ -17,6 +17,7 @@
 #include "ctl_conn.h"
 #include "ctl_policy.h"
 #include "exitcodes.h"
+#include "greplay.h"
 #include "replay.h"
 #include "util.h"
 
@@ -25,11 +26,16 @@ struct pol_args {
 	bool json, busy, verb_set, help, hold;
 	int pid;
 	struct gp_replay_cfg rc;
+	bool per_gpu;		/* --scope or --gang given: greplay.h */
+	bool gang_set;
+	enum gp_scope scope;
+	enum gp_gang gang;
 };
 
 enum { O_PID = 'p', O_SOCK = 's', O_JSON = 'j', O_HOLD_CONN = 0x2ff,
        O_REPLAY = 0x300,
-       O_SCOST, O_RCOST, O_NOFF, O_RA, O_SHARE, O_WIN, O_HOLD };
+       O_SCOST, O_RCOST, O_NOFF, O_RA, O_SHARE, O_WIN, O_HOLD, O_SCOPE,
+       O_GANG };
 
 static const struct argp_option notify_opts[] = {
 	{ "pid", O_PID, "PID", 0, "The online process (default: the caller, "
@@ -61,6 +67,12 @@ static const struct argp_option policy_opts[] = {
 	{ "window", O_WIN, "DURATION", 0, "Replay: as the daemon's", 0 },
 	{ "max-hold", O_HOLD, "DURATION", 0, "Replay: as the daemon's "
 	  "(default none)", 0 },
+	{ "scope", O_SCOPE, "gpu|node", 0, "Replay per GPU: a trace with "
+	  "\"gpu\" on busy/idle and \"queue\" lines placing offline "
+	  "queues; gpu = one policy per gpu_id, node = one for the node", 0 },
+	{ "gang", O_GANG, "none|pgid|cgroup", 0, "Replay per GPU: group "
+	  "offline processes by the queue lines' \"gang\" key (default "
+	  "cgroup; none ignores the keys)", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{ 0 },
 };
@@ -93,6 +105,21 @@ static error_t pol_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_REPLAY:
 		p->replay = arg;
+		return 0;
+	case O_SCOPE:
+		if (gp_scope_parse(arg, &p->scope)) {
+			argp_error(st, "--scope: '%s' is not gpu or node", arg);
+			return EINVAL;
+		}
+		p->per_gpu = true;
+		return 0;
+	case O_GANG:
+		if (gp_gang_parse(arg, &p->gang)) {
+			argp_error(st, "--gang: '%s' is not none, pgid or "
+				   "cgroup", arg);
+			return EINVAL;
+		}
+		p->per_gpu = p->gang_set = true;
 		return 0;
 	case O_SCOST: dur = &p->rc.suspend_cost_ns; break;
 	case O_RCOST: dur = &p->rc.resume_cost_ns; break;
@@ -285,6 +312,31 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	return GP_EXIT_OK;
 }
 
+static int replay_gpus(const struct pol_args *p, FILE *in, const char *name,
+		       const struct ctl_out *o)
+{
+	struct gp_greplay_cfg c = { .pol = p->rc.pol, .scope = p->scope,
+				    .gang = p->gang };
+	struct gp_greplay_result *r = malloc(sizeof(*r));
+	struct gp_err e = {};
+	char err[512];
+	int ret;
+
+	if (!r) {
+		gp_err_set(&e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
+		return ctl_report(o, &e);
+	}
+	ret = gp_greplay_run(in, name, &c, r, err, sizeof(err));
+	if (ret) {
+		gp_err_set(&e, GP_EXIT_USAGE, -ret, "%s", err);
+		ret = ctl_report(o, &e);
+	} else {
+		gp_greplay_print(stdout, name, &c, r, o->json);
+	}
+	free(r);
+	return ret;
+}
+
 static int do_replay(const struct pol_args *p, const struct ctl_out *o)
 {
 	struct gp_replay_result r;
@@ -303,6 +355,10 @@ static int do_replay(const struct pol_args *p, const struct ctl_out *o)
 	if (gp_policy_cfg_check(&p->rc.pol, err, sizeof(err))) {
 		gp_err_set(&e, GP_EXIT_USAGE, EINVAL, "%s", err);
 		ret = ctl_report(o, &e);
+		goto out;
+	}
+	if (p->per_gpu) {
+		ret = replay_gpus(p, in, name, o);
 		goto out;
 	}
 	ret = gp_replay_run(in, name, &p->rc, &r, err, sizeof(err));
@@ -335,11 +391,15 @@ int ctl_cmd_policy(const struct ctl_args *a)
 			  "    gpreempt-ctl policy --replay trace.ndjson "
 			  "--suspend-cost 150us --resume-cost 150us\n"
 			  "    gpreempt-ctl policy --replay trace.ndjson "
-			  "--min-offline-share 20 --window 100ms -j\n", &p);
+			  "--min-offline-share 20 --window 100ms -j\n"
+			  "    gpreempt-ctl policy --replay gpus.ndjson "
+			  "--scope gpu --gang pgid\n", &p);
 
 	if (r || p.help)
 		return r;
 	o = (struct ctl_out){ .json = p.json };
+	if (!p.gang_set)
+		p.gang = GP_GANG_CGROUP;	/* docs/arbiter.md: why */
 	if (p.replay)
 		return do_replay(&p, &o);
 	pp.json = p.json;

@@ -411,6 +411,13 @@ void snap_print_json(FILE *f, const struct snap *s, bool verbose)
 		json_bool(&j, "debug_trap", n->debug_trap);
 		json_str(&j, "mqd_layout", gp_mqd_layout_name(
 			gp_mqd_layout_for_gfx(n->gfx_target_version)));
+		json_str(&j, "pci", gp_topo_pci_name(n, gfx, sizeof(gfx)));
+		if (n->partition >= 0) {
+			json_u64(&j, "partition", n->partition);
+			json_u64(&j, "partitions", n->partitions);
+		}
+		json_u64(&j, "drm_render_minor", n->drm_render_minor);
+		json_u64(&j, "unique_id", n->unique_id);
 		json_end(&j);
 	}
 	for (i = 0; i < s->nprocs; i++) {

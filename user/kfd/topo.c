@@ -54,6 +54,14 @@ static void read_props(const char *path, struct gp_topo_node *n)
 			n->device_id = v;
 		else if (!strcmp(key, "capability"))
 			n->capability = v;
+		else if (!strcmp(key, "location_id"))
+			n->location_id = v;
+		else if (!strcmp(key, "domain"))
+			n->domain = v;
+		else if (!strcmp(key, "drm_render_minor"))
+			n->drm_render_minor = v;
+		else if (!strcmp(key, "unique_id"))
+			n->unique_id = v;
 	}
 	fclose(f);
 	if (n->simd_per_cu)
@@ -90,8 +98,67 @@ int gp_topo_read(const char *root, struct gp_topo_node **nodes)
 		read_props(path, &v[i]);
 	}
 	free(ids);
+	gp_topo_partitions(v, n);
 	*nodes = v;
 	return n;
+}
+
+/*
+ * One card = GPU nodes on the same PCI domain and bus with the same
+ * device id (every Instinct card sits on a bus of its own). Its
+ * partitions' location_ids differ only in the node id OR'ed into the
+ * low bits, and partition 0 carries the card's own devfn, so the
+ * smallest location_id of the group is the card's and the difference
+ * is the partition index.
+ */
+static bool same_card(const struct gp_topo_node *a,
+		      const struct gp_topo_node *b)
+{
+	return a->gpu_id && b->gpu_id && a->domain == b->domain &&
+	       a->device_id == b->device_id &&
+	       a->location_id >> 8 == b->location_id >> 8;
+}
+
+void gp_topo_partitions(struct gp_topo_node *n, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		uint32_t low = n[i].location_id;
+		int same = 0;
+
+		for (size_t j = 0; j < count; j++) {
+			if (!same_card(&n[i], &n[j]))
+				continue;
+			same++;
+			if (n[j].location_id < low)
+				low = n[j].location_id;
+		}
+		n[i].pci_bus = (low >> 8) & 0xff;
+		n[i].pci_devfn = low & 0xff;
+		n[i].partitions = same > 1 ? same : 1;
+		n[i].partition = same > 1 ? (int)(n[i].location_id - low) : -1;
+	}
+}
+
+const char *gp_topo_pci_name(const struct gp_topo_node *n, char *buf,
+			     unsigned int len)
+{
+	snprintf(buf, len, "%04x:%02x:%02x.%x", n->domain, n->pci_bus,
+		 n->pci_devfn >> 3, n->pci_devfn & 7);
+	return buf;
+}
+
+const char *gp_topo_label(const struct gp_topo_node *n, char *buf,
+			  unsigned int len)
+{
+	char pci[32], part[32] = "";
+
+	if (n->partition >= 0)
+		snprintf(part, sizeof(part), " part %d/%d", n->partition,
+			 n->partitions);
+	snprintf(buf, len, "gpu_id %u node %u pci %s%s renderD%u", n->gpu_id,
+		 n->node, gp_topo_pci_name(n, pci, sizeof(pci)), part,
+		 n->drm_render_minor);
+	return buf;
 }
 
 const struct gp_topo_node *gp_topo_find(const struct gp_topo_node *n,

@@ -28,6 +28,24 @@ struct gp_topo_node {
 	uint64_t capability;
 	bool debug_fw;		/* HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED */
 	bool debug_trap;	/* HSA_CAP_TRAP_DEBUG_SUPPORT */
+	/*
+	 * How operators name the node (kfd_topology.c at 6.12):
+	 * location_id is pci_dev_id() (bus << 8 | devfn), OR'ed with the
+	 * partition's node id when the card has several KFD nodes (MI300X in
+	 * CPX/QPX/DPX mode); domain the PCI domain; drm_render_minor the
+	 * node's own render node (/dev/dri/renderD<minor>); unique_id the
+	 * 64-bit id ROCr prints as "GPU-<hex>" (0 when the GPU has none).
+	 */
+	uint32_t location_id, domain, drm_render_minor;
+	uint64_t unique_id;
+	/*
+	 * Derived by gp_topo_read() across nodes: the card's PCI function
+	 * (location_id without the partition bits) and, when several KFD
+	 * nodes share that function, this node's partition index and how
+	 * many the card has (partition -1 and partitions 1 otherwise).
+	 */
+	uint32_t pci_bus, pci_devfn;
+	int partition, partitions;
 };
 
 /*
@@ -40,6 +58,20 @@ int gp_topo_read(const char *root, struct gp_topo_node **nodes);
 /* The node with this gpu_id, or NULL. */
 const struct gp_topo_node *gp_topo_find(const struct gp_topo_node *n,
 					size_t count, uint32_t gpu_id);
+
+/*
+ * "0000:1c:00.0" (domain:bus:dev.fn of the card; buf >= 16), and a name
+ * for a GPU node as operators know it, e.g.
+ * "gpu_id 30003 node 4 pci 0000:1c:00.0 part 2/8 renderD131"
+ * (buf >= 96). HIP and ROCr device indices are never used: they depend
+ * on each process's HIP_/ROCR_VISIBLE_DEVICES.
+ */
+const char *gp_topo_pci_name(const struct gp_topo_node *n, char *buf,
+			     unsigned int len);
+const char *gp_topo_label(const struct gp_topo_node *n, char *buf,
+			  unsigned int len);
+/* Fills pci_bus, pci_devfn, partition, partitions of every node. */
+void gp_topo_partitions(struct gp_topo_node *n, size_t count);
 
 /* "gfx90a", "gfx942", "gfx1100" from gfx_target_version (buf >= 16). */
 const char *gp_topo_gfx_name(uint32_t gfx_target_version, char *buf,
