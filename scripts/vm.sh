@@ -245,7 +245,7 @@ for slot in "${kernels[@]}"; do
 		esac
 	done < "$run/results"
 	if ! grep -q '^GPTEST-END' "$run/results"; then
-		why=$(grep -o 'watchdog: .*:' "$run/watchdog" | sed 's/^watchdog: //; s/:$//')
+		why=$(sed -n 's/^watchdog: \(.*\): ending .*/\1/p' "$run/watchdog")
 		tap fail "[$slot] guest finished its tests (${why:-kernel did not boot, panicked or powered off early})"
 	fi
 	echo "# [$slot] boot and tests took $(( $(date +%s) - start )) s"
