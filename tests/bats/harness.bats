@@ -87,3 +87,15 @@ EOS
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"not ok 1 - [6.1] guest finished its tests"* ]]
 }
+
+@test "a guest that hangs silently is ended after VM_SILENCE and the run says why" {
+	cat > "$EXTRA/99-hang.sh" <<'EOS'
+sleep 3600
+EOS
+	# the per-test limit off, so only the host's silence limit can end it
+	VM_SILENCE=90 VM_TEST_SILENCE=0 VM_EXTRA_TESTS=$EXTRA \
+		run "$TOP/scripts/vm.sh" test -k 6.1 -t '99*'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not ok 1 - [6.1] guest finished its tests (no progress for 90 s)"* ]]
+}
