@@ -9,6 +9,7 @@
 # overrides gpb.n (bench/run.sh --quick shares one boot with guest-ctl.sh).
 # Output: BENCH arb K I BUSY_NS IDLE_NS | BENCH pol K JSON | BENCH end arbiter
 PATH=/gp/bin:/usr/bin:/bin:/sbin
+WAIT_SCALE=5	# a wait's bound: its idle-host figure times this (docs/development.md)
 N=300
 KS="1 4 16"
 for arg in $(cat /proc/cmdline); do
@@ -33,7 +34,7 @@ for K in $KS; do
 	i=0
 	while [ $i -lt "$K" ]; do
 		j=0
-		while [ ! -e /tmp/arbk$i.ready ] && [ $j -lt 300 ]; do
+		while [ ! -e /tmp/arbk$i.ready ] && [ $j -lt $((300 * WAIT_SCALE)) ]; do
 			sleep 0.1; j=$((j + 1))
 		done
 		i=$((i + 1))
@@ -44,7 +45,7 @@ for K in $KS; do
 		2> /tmp/arbb.log &
 	dpid=$!
 	j=0
-	while [ ! -e /tmp/arbb.ready ] && [ $j -lt 300 ]; do
+	while [ ! -e /tmp/arbb.ready ] && [ $j -lt $((300 * WAIT_SCALE)) ]; do
 		sleep 0.1; j=$((j + 1))
 	done
 	att() {
@@ -52,7 +53,7 @@ for K in $KS; do
 		echo "${_c:-0}"
 	}
 	j=0
-	while [ "$(att)" -lt "$K" ] && [ $j -lt 300 ]; do
+	while [ "$(att)" -lt "$K" ] && [ $j -lt $((300 * WAIT_SCALE)) ]; do
 		sleep 0.1; j=$((j + 1))
 	done
 	echo "BENCH info K=$K offline attached: $(att)"

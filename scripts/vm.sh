@@ -245,8 +245,7 @@ for slot in "${kernels[@]}"; do
 		esac
 	done < "$run/results"
 	if ! grep -q '^GPTEST-END' "$run/results"; then
-		# no match (the guest powered off by itself) is no error
-		why=$(sed -n 's/^watchdog: \(.*\): ending .*/\1/p' "$run/watchdog" | head -n 1)
+		why=$(sed -n 's/^watchdog: \(.*\): ending .*/\1/p' "$run/watchdog")
 		tap fail "[$slot] guest finished its tests (${why:-kernel did not boot, panicked or powered off early})"
 	fi
 	echo "# [$slot] boot and tests took $(( $(date +%s) - start )) s"

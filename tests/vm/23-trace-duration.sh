@@ -19,7 +19,7 @@ t0=$(up_ms)
 wait $pid
 rc=$?
 dt=$(($(up_ms) - t0))
-if [ $rc -eq 0 ] && [ $dt -ge 1900 ] && [ $dt -lt 10000 ] &&
+if [ $rc -eq 0 ] && [ $dt -ge 1900 ] && [ $dt -lt $((10000 * GP_WAIT_SCALE)) ] &&
    grep -q 'No KFD queues\|latency' /tmp/d.out; then
 	gp_ok "trace -d 2 ends on time (${dt} ms after attach), exit 0"
 else

@@ -112,7 +112,7 @@ if ctl_target t3 open runtime-enable ready:/tmp/t3.ready wait:60000; then
 	kfd-exerciser seize:pid="$TPID" wait:60000 > /tmp/tracer.out 2>&1 &
 	xpid=$!
 	i=0
-	while [ "$(ctl_field "$TPID" TracerPid)" != "$xpid" ] && [ $i -lt 50 ]; do
+	while [ "$(ctl_field "$TPID" TracerPid)" != "$xpid" ] && [ $i -lt $((50 * GP_WAIT_SCALE)) ]; do
 		i=$((i + 1))
 		sleep 0.1
 	done

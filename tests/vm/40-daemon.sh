@@ -194,7 +194,7 @@ d_send "suspend pid=$TPID queues=7"
 kill -TERM "$TPID"
 if ctl_gone "$TPID" 10; then
 	i=0
-	while [ $i -lt 30 ]; do
+	while [ $i -lt $((30 * GP_WAIT_SCALE)) ]; do
 		d_send status
 		grep -q "sessions=0 " /tmp/d.out && break
 		i=$((i + 1))

@@ -99,7 +99,7 @@ if [ $src -eq 0 ] && ctl_gone "$TPID" 15; then
 	wait "$TPID"
 	trc=$?
 	i=0
-	while [ $i -lt 30 ]; do
+	while [ $i -lt $((30 * GP_WAIT_SCALE)) ]; do
 		d_send status
 		grep -q "sessions=0 " /tmp/d.out && break
 		i=$((i + 1))
@@ -136,7 +136,7 @@ if gp_wait_file /tmp/rw.ready 20 && rocr_target d2; then
 	rc=$?
 	i=0
 	while ! grep -q "watchdog (--max-hold 2.000 s): resumed pid $TPID" /tmp/rw.log &&
-	      [ $i -lt 80 ]; do
+	      [ $i -lt $((80 * GP_WAIT_SCALE)) ]; do
 		i=$((i + 1))
 		sleep 0.1
 	done

@@ -37,7 +37,7 @@ ev_wait() {
 	_i=0
 	while [ "$(ev_count "$1" "$2" "$3")" -lt "$4" ]; do
 		_i=$((_i + 1))
-		[ $_i -gt $(($5 * 10)) ] && return 1
+		[ $_i -gt $(($5 * 10 * GP_WAIT_SCALE)) ] && return 1
 		sleep 0.1
 	done
 }
@@ -54,7 +54,7 @@ wait_log() { # TEXT SECS
 	_i=0
 	while ! grep -q "$1" $LOG; do
 		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10)) ] && return 1
+		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
 		sleep 0.1
 	done
 }
@@ -162,7 +162,7 @@ gpreempt-ctl notify busy --hold --pid "$OPID" -s $SOCK < /tmp/hold.fifo \
 HPID=$!
 exec 3> /tmp/hold.fifo
 _i=0
-while ! grep -q "busy for pid $OPID" /tmp/h.out && [ $_i -lt 50 ]; do
+while ! grep -q "busy for pid $OPID" /tmp/h.out && [ $_i -lt $((50 * GP_WAIT_SCALE)) ]; do
 	_i=$((_i + 1))
 	sleep 0.1
 done

@@ -41,7 +41,7 @@ fi
 if [ "$GP_KERNEL" = 6.1 ]; then
 	n="6.1: offline KFD process found, attach refused with the reason, untouched"
 	_i=0
-	while ! grep -q "offline pid $T1 .*cannot attach yet" $LOG && [ $_i -lt 50 ]; do
+	while ! grep -q "offline pid $T1 .*cannot attach yet" $LOG && [ $_i -lt $((50 * GP_WAIT_SCALE)) ]; do
 		_i=$((_i + 1))
 		sleep 0.1
 	done

@@ -25,7 +25,7 @@ wait_log() { # TEXT SECS
 	_i=0
 	while ! grep -q "$1" $LOG; do
 		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10)) ] && return 1
+		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
 		sleep 0.1
 	done
 }

@@ -116,7 +116,7 @@ alog_wait() { # TEXT SECS
 	_i=0
 	while ! grep -q "$1" $ALOG; do
 		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10)) ] && return 1
+		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
 		sleep 0.1
 	done
 }
@@ -186,7 +186,7 @@ printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nonline cmdline=online-s
 	$ASOCK > $ACONF
 kill -HUP $DPID
 i=0
-while [ "$(ctl_field "$A1" TracerPid)" != 0 ] && [ $i -lt 50 ]; do
+while [ "$(ctl_field "$A1" TracerPid)" != 0 ] && [ $i -lt $((50 * GP_WAIT_SCALE)) ]; do
 	i=$((i + 1)); sleep 0.1
 done
 if alog_wait "1 process reclassified, 0 offline held" 5 &&
@@ -208,7 +208,7 @@ n="classify class=offline attaches and suspends; class=none resumes and releases
 gpreempt-ctl daemon -s $ASOCK --send "classify pid=$A1 class=offline" \
 	> /dev/null 2>> /tmp/c.err
 i=0
-while [ "$(ctl_field "$A1" TracerPid)" != "$DPID" ] && [ $i -lt 100 ]; do
+while [ "$(ctl_field "$A1" TracerPid)" != "$DPID" ] && [ $i -lt $((100 * GP_WAIT_SCALE)) ]; do
 	i=$((i + 1)); sleep 0.1
 done
 attached=$(ctl_field "$A1" TracerPid)
@@ -216,7 +216,7 @@ alog_wait "suspend pid $A1 (busy)" 5 && suspended=1 || suspended=0
 gpreempt-ctl daemon -s $ASOCK --send "classify pid=$A1 class=none" \
 	> /dev/null 2>> /tmp/c.err
 i=0
-while [ "$(ctl_field "$A1" TracerPid)" != 0 ] && [ $i -lt 50 ]; do
+while [ "$(ctl_field "$A1" TracerPid)" != 0 ] && [ $i -lt $((50 * GP_WAIT_SCALE)) ]; do
 	i=$((i + 1)); sleep 0.1
 done
 if [ "$attached" = "$DPID" ] && [ $suspended = 1 ] &&

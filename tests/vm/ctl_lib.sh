@@ -7,7 +7,7 @@ ctl_wait_json() {
 	_i=0
 	while ! jq -c "select($2)" "$1" 2>/dev/null | grep -q .; do
 		_i=$((_i + 1))
-		[ $_i -gt $((${3:-10} * 10)) ] && return 1
+		[ $_i -gt $((${3:-10} * 10 * GP_WAIT_SCALE)) ] && return 1
 		sleep 0.1
 	done
 	return 0
@@ -40,7 +40,7 @@ ctl_gone() {
 	_i=0
 	while [ -d "/proc/$1" ] && [ "$(ctl_field "$1" State)" != Z ]; do
 		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10)) ] && return 1
+		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
 		sleep 0.1
 	done
 	return 0
@@ -67,7 +67,8 @@ ctl_no_kfd_in_budget() {
 	_dt=$(($(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) - _t0))
 	kill "$_spid"
 	wait "$_spid" 2>/dev/null
-	if [ $_rc -eq 8 ] && [ $_dt -ge 450 ] && [ $_dt -lt 10000 ] &&
+	# not before the budget; the upper bound only catches a hang
+	if [ $_rc -eq 8 ] && [ $_dt -ge 450 ] && [ $_dt -lt $((10000 * GP_WAIT_SCALE)) ] &&
 	   grep -q "has no KFD process" /tmp/k2.err; then
 		gp_ok "$_n (${_dt} ms)"
 	else
@@ -82,7 +83,7 @@ ctl_no_kfd_in_budget() {
 ctl_stop_cont_ok() { # name out
 	local i=0 st=
 	kill -STOP "$TPID"
-	while [ $i -lt 30 ]; do
+	while [ $i -lt $((30 * GP_WAIT_SCALE)) ]; do
 		st=$(ctl_field "$TPID" State)
 		case $st in T|t) break ;; esac
 		i=$((i + 1))

@@ -3,11 +3,20 @@
 # read by scripts/vm.sh; everything else goes to the console log.
 #   gp_ok NAME | gp_fail NAME WHY | gp_skip NAME WHY | gp_log FILE
 #   gp_check NAME CMD...        ok when CMD exits 0, else fail
-#   gp_wait_file FILE [SECS]    wait for a ready file (no sleep-and-hope)
+#   gp_wait_file FILE [SECS]    wait for a ready file (no sleep-and-hope);
+#                               SECS as on an idle host, scaled for load
+#   $GP_WAIT_SCALE              multiply any bound measured on an idle
+#                               host by it: [ $i -lt $((50 * GP_WAIT_SCALE)) ]
 #   gp_jq NAME FILE EXPR        ok when jq -s EXPR over FILE's lines is true
 # $GP_KERNEL is 6.1, 6.12 or 7.x.
 
 GP_RESULTS=${GP_RESULTS:-/dev/ttyS1}
+# A loaded host runs the guest several times slower while its clock keeps
+# wall-clock time: every wait's bound is what it takes on an idle host
+# times this. A passing wait ends as soon as its condition holds, so the
+# margin costs nothing; a stuck test is ended by init.sh's silence limit
+# (docs/development.md, "Timeouts").
+GP_WAIT_SCALE=${GP_WAIT_SCALE:-5}
 
 gp_ok() { echo "GPTEST ok $1" > "$GP_RESULTS"; }
 gp_skip() { echo "GPTEST skip $1 # $2" > "$GP_RESULTS"; }
@@ -29,7 +38,7 @@ gp_wait_file() {
 	i=0
 	while [ ! -e "$1" ]; do
 		i=$((i + 1))
-		[ $i -gt $((${2:-30} * 10)) ] && return 1
+		[ $i -gt $((${2:-30} * 10 * GP_WAIT_SCALE)) ] && return 1
 		sleep 0.1
 	done
 	return 0
