@@ -117,3 +117,35 @@ fixture() { # pid file
 	[[ "$output" == *'"scan":14,"ok":false'*'no libamdhip64 mapped'* ]]
 	[[ "$output" == *'"scan":15,"ok":false'*'cannot read /proc/15/maps'* ]]
 }
+
+@test "daemon --detect launch,queues: an unmodified HIP process's launches make it busy, the grace makes it idle" {
+	CTL=${GP_BIN:-$TOP/.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	SOCK=$W/arb.sock
+	hip srv -f extmodule -n 100 -k 2
+	"$CTL" daemon -s "$SOCK" --ready "$W/d.ready" -v \
+		--detect launch,queues --launch-grace 200ms 2> "$W/d.log" &
+	PIDS+=($!)
+	wait_for "$W/d.ready"
+	grep -q "launch detection on" "$W/d.log"
+	# no KFD here: the process is named online through the socket
+	"$CTL" daemon -s "$SOCK" --send "classify pid=$(pid_of srv) class=online"
+	wait_for "$W/d.log" "launches of pid $(pid_of srv): 13 probes in $HIP/libamdhip64.so.5"
+	go srv
+	wait_for "$W/d.log" "launches of pid $(pid_of srv): busy (_Z24hipExtModuleLaunchKernel)"
+	wait_for "$W/d.log" "launches of pid $(pid_of srv): idle (no launch for --launch-grace)"
+	go srv
+	wait_count "$W/d.log" "launches of pid $(pid_of srv): idle (no launch for --launch-grace)" 2
+	cat "$W/d.log"
+	# two rounds of 100 launches, two busy periods: edges, not launches
+	[ "$(grep -c "launches of pid $(pid_of srv): busy" "$W/d.log")" -eq 2 ]
+}
+
+@test "daemon --detect: launch is a known signal; an unknown one is refused before start" {
+	CTL=${GP_BIN:-$TOP/.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	run "$CTL" daemon -s "$W/x.sock" --detect launch,bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown signal 'bogus' (use notify, queues, launch"* ]]
+	[ ! -e "$W/x.sock" ]
+}

@@ -40,6 +40,17 @@ wait_for() {
 	return 1
 }
 
+# wait_count FILE PATTERN N: N lines of FILE hold PATTERN
+wait_count() {
+	local i
+	for ((i = 0; i < WAIT_S * 10; i++)); do
+		[ "$(grep -c -- "$2" "$1" 2>/dev/null || true)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for $3 x '$2' in $1" >&2
+	return 1
+}
+
 # hip NAME ARGS...: start hip-launch as NAME, paused before its first round
 # (go file $W/NAME.go); its pid in $W/NAME.pid once the library is loaded.
 hip() {

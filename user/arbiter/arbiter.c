@@ -78,6 +78,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	     o->detect_queues ? "queues" : "", ra,
 	     a->cfg.min_offline_share, win);
 	arbq_start(d);
+	arbl_start(d);
 	return 0;
 }
 
@@ -88,6 +89,7 @@ void arbiter_stop(struct daemon *d)
 
 	if (!a)
 		return;
+	arbl_stop(d);
 	arbq_stop(d);
 	/* targets_shutdown resumes and detaches every session. */
 	for (i = 0; i < a->n; i++)
@@ -388,6 +390,7 @@ void arbiter_tick(struct daemon *d)
 		a->next_scan = now + ARB_SCAN_MS * NSEC_PER_MSEC;
 	}
 	arbq_tick(d);
+	arbl_tick(d);
 	arb_poll_queues(d, now);
 	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
 	arb_apply(d);
@@ -405,6 +408,8 @@ uint64_t arbiter_deadline(const struct daemon *d)
 		p = a->next_scan;
 	if (a->o->detect_queues && a->qw.n && a->next_poll < p)
 		p = a->next_poll;
+	if (arbl_deadline(d) && arbl_deadline(d) < p)
+		p = arbl_deadline(d);
 	return p;
 }
 

@@ -37,8 +37,10 @@ struct arbiter_opts {
 	bool enabled;		/* any arbiter option given */
 	struct gp_classifier cls;
 	struct gp_policy_cfg pol;
-	bool detect_notify, detect_queues;
+	bool detect_notify, detect_queues, detect_launch;
 	uint64_t poll_ns;	/* queue polling period */
+	uint64_t launch_grace_ns; /* --detect launch: busy this long after
+				   * the last launch with no other end */
 	const char *kfd_proc_dir; /* tests: NULL is KFD_SYSFS_PROC */
 	const char *debugfs_kfd_dir; /* tests: NULL is /sys/kernel/debug/kfd */
 };

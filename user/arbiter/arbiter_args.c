@@ -9,7 +9,7 @@
 
 enum {
 	OPT_ONLINE = 0x200, OPT_OFFLINE, OPT_DETECT, OPT_RESUME_AFTER,
-	OPT_SHARE, OPT_WINDOW, OPT_POLL,
+	OPT_SHARE, OPT_WINDOW, OPT_POLL, OPT_LAUNCH_GRACE,
 };
 
 static const struct argp_option arb_options[] = {
@@ -22,7 +22,12 @@ static const struct argp_option arb_options[] = {
 	{ "detect", OPT_DETECT, "LIST", 0,
 	  "Online work signals, comma-separated: notify (busy/idle on the "
 	  "socket; default), queues (AQL queue counters of online processes "
-	  "given by 'watch' requests, polled every --poll)", 1 },
+	  "given by 'watch' requests, polled every --poll), launch (uprobes "
+	  "on the launch calls of the libamdhip64 each online process maps; "
+	  "no change to the application)", 1 },
+	{ "launch-grace", OPT_LAUNCH_GRACE, "DURATION", 0,
+	  "--detect launch: online stays busy this long after its last "
+	  "launch unless a sync call returns first (default 50ms)", 1 },
 	{ "resume-after", OPT_RESUME_AFTER, "DURATION", 0,
 	  "Resume offline once online is idle this long (default 2ms)", 1 },
 	{ "min-offline-share", OPT_SHARE, "PCT", 0,
@@ -41,6 +46,7 @@ void arbiter_opts_default(struct arbiter_opts *o)
 	gp_policy_cfg_default(&o->pol);
 	o->detect_notify = true;
 	o->poll_ns = 200 * NSEC_PER_USEC;
+	o->launch_grace_ns = 50 * NSEC_PER_MSEC;
 }
 
 static int duration(struct argp_state *state, const char *opt,
@@ -59,7 +65,7 @@ static int detect(struct argp_state *state, struct arbiter_opts *o,
 {
 	char buf[64], *w, *save = NULL;
 
-	o->detect_notify = o->detect_queues = false;
+	o->detect_notify = o->detect_queues = o->detect_launch = false;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
 		if (!strcmp(w, "notify")) {
@@ -68,12 +74,15 @@ static int detect(struct argp_state *state, struct arbiter_opts *o,
 			/* Queues are fed by 'watch' requests for now; the
 			 * tracer's create-time capture is the next feed. */
 			o->detect_queues = true;
+		} else if (!strcmp(w, "launch")) {
+			o->detect_launch = true;
 		} else {
 			argp_error(state, "--detect: unknown signal '%s' (use "
-				   "notify, queues or notify,queues)", w);
+				   "notify, queues, launch or a list such as "
+				   "launch,queues)", w);
 			return EINVAL;
 		}
-	if (!o->detect_notify && !o->detect_queues) {
+	if (!o->detect_notify && !o->detect_queues && !o->detect_launch) {
 		argp_error(state, "--detect: give at least one signal");
 		return EINVAL;
 	}
@@ -102,6 +111,11 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DETECT:
 		if (detect(state, o, arg))
+			return EINVAL;
+		break;
+	case OPT_LAUNCH_GRACE:
+		if (duration(state, "launch-grace", arg, &o->launch_grace_ns,
+			     false))
 			return EINVAL;
 		break;
 	case OPT_RESUME_AFTER:

@@ -11,6 +11,8 @@
 
 /* The watcher's busy is a policy source of its own, one per pid. */
 #define ARB_SRC_QWATCH(pid) ((1ULL << 62) | (uint32_t)(pid))
+/* So is the launch detector's (notify's sources are client pointers). */
+#define ARB_SRC_LAUNCH(pid) ((1ULL << 63) | (uint32_t)(pid))
 
 /* A process the arbiter knows: found by the KFD scan or named by a
  * busy/idle/classify request. */
@@ -80,6 +82,12 @@ void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
 bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 		   bool conflict, const char *why);
 void arb_discover(struct daemon *d, int pid);
+
+/* arbiter_launch.c: --detect launch. */
+void arbl_start(struct daemon *d);
+void arbl_stop(struct daemon *d);
+void arbl_tick(struct daemon *d);
+uint64_t arbl_deadline(const struct daemon *d);
 
 /* arbiter_queues.c: the embedded tracer feeding the watcher. */
 struct gp_event;

@@ -144,6 +144,14 @@ int gp_dl_set_idle(struct gp_dl *d, pid_t pid)
 				   &key, &st, BPF_EXIST) ? -errno : 0;
 }
 
+int gp_dl_state(const struct gp_dl *d, pid_t pid, struct gp_launch_state *st)
+{
+	__u32 key = pid;
+
+	return bpf_map_lookup_elem(bpf_map__fd(d->skel->maps.gp_launch_pids),
+				   &key, st) ? -errno : 0;
+}
+
 int gp_dl_fd(const struct gp_dl *d)
 {
 	return ring_buffer__epoll_fd(d->rb);

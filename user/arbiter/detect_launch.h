@@ -92,6 +92,9 @@ int gp_dl_set_idle(struct gp_dl *d, pid_t pid);
 int gp_dl_fd(const struct gp_dl *d);
 int gp_dl_drain(struct gp_dl *d);
 
+/* pid's BPF state (last launch, busy). 0 or -errno. */
+int gp_dl_state(const struct gp_dl *d, pid_t pid, struct gp_launch_state *st);
+
 struct gp_dl_counts {
 	__u64 hits, stray, edges, lost;
 };
