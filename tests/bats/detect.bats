@@ -15,7 +15,7 @@ pid_of() { cat "$W/$1.pid"; }
 	for f in module extmodule; do
 		hip "$f" -f "$f" -n 1000 -s
 	done
-	detector -p "$(pid_of module)" -p "$(pid_of extmodule)"
+	detector -g 600000 -p "$(pid_of module)" -p "$(pid_of extmodule)"
 	grep -q "\"attach\":$(pid_of module),\"probes\":13" "$W/det.out"
 	go module
 	go extmodule
@@ -38,7 +38,7 @@ pid_of() { cat "$W/$1.pid"; }
 	run "$RUNNER" -s "$(pid_of online)" -s "$(pid_of offline)" < /dev/null
 	# the same file (same path, same inode) in both
 	[ "$(grep -c "\"path\":\"$HIP/libamdhip64.so.5" <<< "$output")" -eq 2 ]
-	detector -p "$(pid_of online)"
+	detector -g 600000 -p "$(pid_of online)"
 	cmd "peek $(pid_of online)" "\"peek\":$(pid_of online),\"entry\":\"hipEventSynchronize\""
 	cmd "peek $(pid_of offline)" "\"peek\":$(pid_of offline),\"entry\":\"hipEventSynchronize\""
 	# int3 (0xcc = 204) at every probed entry of the online process only
@@ -51,6 +51,7 @@ pid_of() { cat "$W/$1.pid"; }
 	grep -q '"counts":{"hits":0,"stray":0,"edges":0' "$W/det.out"
 	go online
 	finish
+	cat "$W/det.out"
 	tail -n1 "$W/det.out" | grep -q '"hits":501,"stray":0,"edges":2,"lost":0'
 }
 
@@ -60,7 +61,7 @@ pid_of() { cat "$W/$1.pid"; }
 	cp "$HIP/libamdhip64.so.5" "$wheel/libamdhip64.so"
 	hip torch -l "$wheel/libamdhip64.so" -f graph -n 300 -s
 	hip system -f graph -n 300 -s
-	detector -p "$(pid_of torch)" -p "$(pid_of system)"
+	detector -g 600000 -p "$(pid_of torch)" -p "$(pid_of system)"
 	grep -q "\"scan\":$(pid_of torch),\"ok\":true,\"path\":\"$wheel/libamdhip64.so\"" "$W/det.out"
 	grep -q "\"scan\":$(pid_of system),\"ok\":true,\"path\":\"$HIP/libamdhip64.so.5" "$W/det.out"
 	go torch
@@ -122,9 +123,9 @@ fixture() { # pid file
 	CTL=${GP_BIN:-$TOP/.output/bin}/gpreempt-ctl
 	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
 	SOCK=$W/arb.sock
-	hip srv -f extmodule -n 100 -k 2
+	hip srv -f extmodule -n 100 -k 3	# the 3rd round never starts
 	"$CTL" daemon -s "$SOCK" --ready "$W/d.ready" -v \
-		--detect launch,queues --launch-grace 200ms 2> "$W/d.log" &
+		--detect launch,queues --launch-grace 1s 2> "$W/d.log" &
 	PIDS+=($!)
 	wait_for "$W/d.ready"
 	grep -q "launch detection on" "$W/d.log"

@@ -83,6 +83,8 @@ go() {
 	return 1
 }
 
+# (tests pass -g 600000: a 600 s grace, so a loaded host that pauses a
+# process between two launches cannot split one busy period in two)
 # detector ARGS...: start detect-run, commands through fd CMDFD
 detector() {
 	mkfifo "$W/cmd"

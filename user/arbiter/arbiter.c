@@ -52,7 +52,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 {
 	struct arbiter *a = &arb_storage;
 	const struct arbiter_opts *o = arb_opts(d);
-	char ra[32], win[32];
+	char ra[32], win[32], det[32];
 
 	if (!o || !o->enabled)
 		return 0;
@@ -69,13 +69,13 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	daemon_module_set_data(d, &arbiter_module, a);
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
-	dlog("arbiter: %d online and %d offline selector%s, detect %s%s%s, "
+	snprintf(det, sizeof(det), "%s%s%s", o->detect_notify ? ",notify" : "",
+		 o->detect_queues ? ",queues" : "",
+		 o->detect_launch ? ",launch" : "");
+	dlog("arbiter: %d online and %d offline selector%s, detect %s, "
 	     "--resume-after %s, --min-offline-share %u%%, --window %s",
 	     o->cls.n_online, o->cls.n_offline,
-	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s",
-	     o->detect_notify ? "notify" : "",
-	     o->detect_notify && o->detect_queues ? "," : "",
-	     o->detect_queues ? "queues" : "", ra,
+	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", det + 1, ra,
 	     a->cfg.min_offline_share, win);
 	arbq_start(d);
 	arbl_start(d);
