@@ -25,6 +25,9 @@
 #                 busy -> suspend decisions for 1, 8, 64 offline processes
 #                 over 8 GPUs; ioctls, queue ids and GPUs per toggle, and
 #                 node/gpu ratios (bench/gpu-scope)
+#       detect    launch detector (bench/detect.sh): added cost per
+#                 hipLaunchKernel call, probed and for a not-online
+#                 process mapping the same file, against unprobed (host)
 #       arbiter   notify "busy" -> every offline process suspended
 #                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4
 #                 in the shared boot, 10 rounds each)
@@ -59,11 +62,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl gpus arbiter)
+[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl gpus detect arbiter)
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|progs|imm|bpf|ctl|gpus|arbiter) ;;
-	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, gpus, arbiter)" >&2; exit 2 ;;
+	overhead|progs|imm|bpf|ctl|gpus|detect|arbiter) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, gpus, detect, arbiter)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$OUT"
@@ -504,6 +507,21 @@ gpus_part() {
 	fi
 }
 
+# The launch detector on the host: its table, or in quick mode a TAP
+# line (ran, the probe counts matched; no timing threshold).
+detect_part() {
+	if ! scripts/rocr.sh path hiplibdir >/dev/null 2>&1; then
+		tap skip "detect" "HIP runtime not cached (scripts/setup.sh)"
+		return
+	fi
+	if bench/detect.sh $([ $quick = 1 ] && echo --quick) \
+		> "$OUT/detect.txt" 2>&1; then
+		[ $quick = 1 ] && tap ok "detect: probed, not-online and unprobed rates"
+	else
+		tap fail "detect" "$(tail -n1 "$OUT/detect.txt")"
+	fi
+}
+
 vm_parts=()
 for p in "${parts[@]}"; do
 	case $p in
@@ -511,6 +529,7 @@ for p in "${parts[@]}"; do
 	overhead|progs|imm) vm_parts+=("$p") ;;
 	ctl) vm_parts+=("$p"); ctl_host ;;
 	bpf) bpf_part ;;
+	detect) detect_part ;;
 	arbiter) [ $quick = 1 ] && vm_parts+=("$p") ;;
 	esac
 done
@@ -526,6 +545,10 @@ else
 	bpf_table
 	imm_table
 	ctl_table
+	if [ -s "$OUT/detect.txt" ]; then
+		echo
+		grep -A5 '^# launch detector' "$OUT/detect.txt"
+	fi
 	if [[ " ${parts[*]} " == *" arbiter "* ]]; then
 		echo
 		bench/arbiter.sh || status=1
