@@ -109,13 +109,24 @@ check_elf() { # root [base-root]
 	[ -z "$missing" ] || die "libraries needed but not in the closure:$missing"
 }
 
+# Unpack each package's .deb from DEBS into ROOT; prints " pkg=version"...
+extract() { # debs root pkg...
+	local debs=$1 root=$2 p deb
+	shift 2
+	for p in "$@"; do
+		deb=$(ls "$debs/${p}_"*.deb)
+		dpkg-deb -x "$deb" "$root"
+		printf ' %s=%s' "$p" "$(dpkg-deb -f "$deb" Version)"
+	done
+}
+
 fetch() {
 	if [ -f "$RDIR/info" ] && [ -z "${GPREEMPT_REFRESH_ROCR:-}" ]; then
 		fetch_hip
 		return 0
 	fi
 	apt_update
-	local pkgs p deb versions="" tmp=$RDIR/root.tmp
+	local pkgs p versions tmp=$RDIR/root.tmp
 	pkgs=$(closure)
 	for p in $ROOTS; do
 		grep -q -x -F "$p" <<< "$pkgs" || die "$p not in trixie's package list"
@@ -128,11 +139,8 @@ fetch() {
 		die "apt-get download of the trixie runtime failed"
 	rm -rf "$RDIR/debs" && mv "$RDIR/debs.tmp" "$RDIR/debs"
 	rm -rf "$tmp" && mkdir -p "$tmp"
-	for p in $pkgs; do
-		deb=$(ls "$RDIR/debs/${p}_"*.deb)
-		dpkg-deb -x "$deb" "$tmp"
-		versions="$versions $p=$(dpkg-deb -f "$deb" Version)"
-	done
+	# shellcheck disable=SC2086
+	versions=$(extract "$RDIR/debs" "$tmp" $pkgs)
 	# What the guest does not need: docs, translations, iconv modules,
 	# cmake files, glibc's profiling helpers (8 of 23 MB are gconv).
 	rm -rf "$tmp"/usr/share/{doc,man,locale,lintian,gdb,gcc} \
@@ -158,7 +166,7 @@ fetch_hip() {
 	if ! ls "$APT/lists/"*Packages* >/dev/null 2>&1; then
 		apt_update
 	fi
-	local pkgs have p deb versions="" tmp=$HDIR/root.tmp
+	local pkgs have versions tmp=$HDIR/root.tmp
 	have=$(field packages | tr ' ' '\n' | sed 's/=.*//')
 	pkgs=$(closure hip | grep -v -x -F -f <(echo "$have"))
 	grep -q -x -F libamdhip64-5 <<< "$pkgs" ||
@@ -169,11 +177,8 @@ fetch_hip() {
 		-qq download $pkgs) ||
 		die "apt-get download of trixie's HIP runtime failed"
 	rm -rf "$tmp" && mkdir -p "$tmp"
-	for p in $pkgs; do
-		deb=$(ls "$HDIR/debs/${p}_"*.deb)
-		dpkg-deb -x "$deb" "$tmp"
-		versions="$versions $p=$(dpkg-deb -f "$deb" Version)"
-	done
+	# shellcheck disable=SC2086
+	versions=$(extract "$HDIR/debs" "$tmp" $pkgs)
 	rm -rf "$tmp"/usr/share/{doc,man,locale,lintian} "$HDIR/debs"
 	check_elf "$tmp" "$RDIR/root"
 	[ -e "$tmp/usr/lib/x86_64-linux-gnu/libamdhip64.so.5" ] ||
