@@ -8,7 +8,7 @@
 #
 # 1. no file under user/daemon/ includes a header of user/arbiter/ (the
 #    daemon is a host for modules and names none: daemon_module.h);
-# 2. every include points to the same folder or a lower layer (LAYERS);
+# 2. every include points to the same folder or a lower layer (rank);
 # 3. no include circle among the files of user/.
 # A header is found by its bare name in user/*/ (the Makefile puts every
 # folder on -I, so names are unique); names found nowhere in user/ are
@@ -48,22 +48,28 @@ for f in user/*/*.[ch]; do
 done > "$edges"
 
 layer() { local d=${1#user/}; echo "${d%%/*}"; }
-diag() { local l; while IFS= read -r l; do echo "#   $l"; done <<<"$1"; }
-
 fails=0
+# verdict N PASS-TEXT FAIL-TEXT FOUND: one TAP line, FOUND's lines below
+# a failure as diagnostics.
+verdict() {
+	local l
+	if [ -z "$4" ]; then
+		echo "ok $1 - $2"
+		return
+	fi
+	fails=$((fails + 1))
+	echo "not ok $1 - $3"
+	while IFS= read -r l; do echo "#   $l"; done <<<"$4"
+}
+
 echo "1..3"
 bad=$(while read -r f t; do
 	[ "$(layer "$f")" = daemon ] && [ "$(layer "$t")" = arbiter ] &&
 		echo "$f includes $t"
 done < "$edges")
-if [ -z "$bad" ]; then
-	echo "ok 1 - no file under user/daemon includes an arbiter header"
-else
-	fails=$((fails + 1))
-	echo "not ok 1 - the daemon includes arbiter headers" \
-	     "(register through daemon_module.h instead)"
-	diag "$bad"
-fi
+verdict 1 "no file under user/daemon includes an arbiter header" \
+	"the daemon includes arbiter headers (register through daemon_module.h instead)" \
+	"$bad"
 
 bad=$(while read -r f t; do
 	a=$(layer "$f") b=$(layer "$t")
@@ -71,26 +77,16 @@ bad=$(while read -r f t; do
 	ra=${rank[$a]:-} rb=${rank[$b]:-}
 	if [ -z "$ra" ] || [ -z "$rb" ]; then
 		echo "$f includes $t: folder without a layer" \
-		     "(add it to LAYERS in $0)"
+		     "(give it a rank in $0)"
 	elif [ "$rb" -ge "$ra" ]; then
 		echo "$f ($a, layer $ra) includes $t ($b, layer $rb)"
 	fi
 done < "$edges")
-if [ -z "$bad" ]; then
-	echo "ok 2 - every include points down (or within its folder)"
-else
-	fails=$((fails + 1))
-	echo "not ok 2 - includes that point up or across"
-	diag "$bad"
-fi
+verdict 2 "every include points down (or within its folder)" \
+	"includes that point up or across" "$bad"
 
 # tsort names the files of a loop on stderr ("input contains a loop").
 loop=$(awk '$1 != $2' "$edges" | tsort 2>&1 >/dev/null)
-if [ -z "$loop" ]; then
-	echo "ok 3 - no include circle among the files of user/"
-else
-	fails=$((fails + 1))
-	echo "not ok 3 - an include circle"
-	diag "$loop"
-fi
+verdict 3 "no include circle among the files of user/" \
+	"an include circle" "$loop"
 [ "$fails" -eq 0 ]

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* L0: configuration file -> argv-style options (user/core/config.c). */
+/* L0: configuration file -> argv-style options (user/base/config.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

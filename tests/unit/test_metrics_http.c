@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The metrics endpoint (user/core/metrics_http.c). L0: address parsing.
+ * The metrics endpoint (user/metrics/metrics_http.c). L0: address parsing.
  * L1 host-only: real loopback TCP sockets driven by the same poll/service
  * calls the daemon's loop makes (one thread, nothing blocks): a scrape,
  * 404/405/431, the connection bound and the deadline.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * L0: the arbiter's Prometheus families (user/daemon/metrics_policy.c),
+ * L0: the arbiter's Prometheus families (user/arbiter/metrics_policy.c),
  * rendered from a policy driven with an injected clock.
  * `test_metrics_policy --dump` prints the exposition for promtool
  * (tests/bats/metrics.bats).

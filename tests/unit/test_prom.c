@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* L0: the Prometheus text exposition writer (user/core/prom.c). */
+/* L0: the Prometheus text exposition writer (user/metrics/prom.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

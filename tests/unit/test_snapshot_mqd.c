@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * L0: the debugfs MQD/HQD parsers (user/core/mqd.c) on fixtures in the
+ * L0: the debugfs MQD/HQD parsers (user/kfd/mqd.c) on fixtures in the
  * kernel's exact text format (tests/unit/fixtures/mqd/gen.sh says how
  * they are built): field decoding per layout, raw for unknown layouts
  * and truncated dumps, 6.1 / 6.12 / 7.x header variants, HQD matching,

@@ -4,7 +4,7 @@
  * L0: tm_render, the function a scrape calls, from a snapshot of the
  * maps built here (counts, log2 histograms in the tracer's unit, queue
  * rows), and the bucket bounds per unit. L1 host-only: that rendering
- * served over real loopback TCP by core/metrics_http.c (the tracer's
+ * served over real loopback TCP by metrics/metrics_http.c (the tracer's
  * endpoint minus the BPF map reads, which need a loaded probe: covered
  * in the VM, tests/vm/26-trace-metrics.sh).
  * `test_trace_metrics --dump` prints the exposition for promtool

@@ -2,7 +2,7 @@
 /*
  * The queue feed: what puts queues into the watcher (qwatch.h) without
  * anyone sending `watch` requests. Pure (no BPF, no /proc): the daemon's
- * arbiter (user/daemon/arbiter_queues.c) hands it
+ * arbiter (user/arbiter/arbiter_queues.c) hands it
  *  - the embedded tracer's queue lifecycle events (struct gp_event:
  *    create with the CREATE_QUEUE arguments' write/read pointer
  *    addresses, destroy, exit), one call each: gp_qfeed_event();

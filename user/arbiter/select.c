@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procfs.h"
 #include "select.h"
 #include "util.h"
 
@@ -223,25 +224,14 @@ int gp_pclass_parse(const char *s, enum gp_pclass *c)
 	return 0;
 }
 
-/* Reads a small /proc file; returns its length or -errno. */
+/* A small /proc file (procfs.h); its length, -ESRCH when the process
+ * is gone, or -errno. */
 static ssize_t slurp(const char *root, int pid, const char *name, char *buf,
 		     size_t len)
 {
-	char path[256];
-	ssize_t n;
-	int fd;
+	int n = procfs_read_at(root, pid, name, buf, len);
 
-	snprintf(path, sizeof(path), "%s/%d/%s", root, pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n >= 0)
-		buf[n] = 0;
-	return n;
+	return n == -ENOENT ? -ESRCH : n;
 }
 
 int gp_proc_describe(const char *root, int pid, struct gp_proc_desc *d)

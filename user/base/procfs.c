@@ -11,11 +11,19 @@
 
 int procfs_read(pid_t pid, const char *name, char *buf, size_t len)
 {
-	char path[64];
+	return procfs_read_at("/proc", pid, name, buf, len);
+}
+
+int procfs_read_at(const char *root, pid_t pid, const char *name, char *buf,
+		   size_t len)
+{
+	char path[256];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	if (snprintf(path, sizeof(path), "%s/%d/%s", root, (int)pid, name) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -2,7 +2,8 @@
 /*
  * The /proc readers, one home: a process's comm, its tracer, its status
  * fields, its flags and its uids. Every function takes a pid and reads
- * /proc/<pid>/<file> once; none keeps state.
+ * /proc/<pid>/<file> once; none keeps state. procfs_read_at() takes the
+ * root too, so a caller's tests can hand it a fixture (select.c's).
  */
 #ifndef GP_PROCFS_H
 #define GP_PROCFS_H
@@ -15,6 +16,9 @@
 
 /* /proc/<pid>/<name> into buf (NUL-terminated). Length or -errno. */
 int procfs_read(pid_t pid, const char *name, char *buf, size_t len);
+/* The same under another root (tests hand it a fixture tree). */
+int procfs_read_at(const char *root, pid_t pid, const char *name, char *buf,
+		   size_t len);
 /* The number after "Key:" in /proc/<pid>/status, or -1. */
 long procfs_status(pid_t pid, const char *key);
 /* comm without its "\n"; "?" when unreadable. Returns buf. */

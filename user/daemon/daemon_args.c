@@ -46,7 +46,7 @@ static const char daemon_doc[] =
 "hold; SIGINT/SIGTERM resume and "
 "detach everything, remove the socket and exit 0. Needs root (CAP_SYS_PTRACE); "
 "starts without /dev/kfd (suspend then answers exit 4).\v"
-"Protocol (one line per request, one reply per request; see user/core/proto.h):\n"
+"Protocol (one line per request, one reply per request; see user/proto/proto.h):\n"
 "  suspend pid=N [queues=ID,ID] [grace=N] [for_ns=N]\n"
 "  resume pid=N [queues=ID,ID]   attach pid=N   detach pid=N   "
 "status [pid=N]\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * `gpreempt-ctl daemon --config FILE` (core/config.h does the parsing):
+ * `gpreempt-ctl daemon --config FILE` (base/config.h does the parsing):
  * the file's options go first, then the command line's, so a flag on the
  * command line wins. Each file option is checked on its own with the
  * same argp parser first, so a bad value is reported with its line.

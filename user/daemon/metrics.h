@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The daemon's Prometheus metrics: what it counts (pure, no I/O) and how
- * that renders (core/prom.h). The daemon calls the metrics_on_*() hooks
+ * that renders (metrics/prom.h). The daemon calls the metrics_on_*() hooks
  * from its loop; metrics_http.h serves metrics_render() on --metrics.
  *
  * Names (gpreempt_ prefix, base units in the name, _total on counters):

@@ -158,6 +158,13 @@ const char *gp_hqd_kind_name(enum gp_hqd_kind k);
  */
 int gp_mqd_decode(const uint32_t *dw, size_t ndw, enum gp_mqd_layout l,
 		  struct gp_mqd_fields *f);
+/*
+ * Decode an HQD: its registers (byte address, value), which mirror the
+ * MQD from CP_MQD_BASE_ADDR on. 0, or -EINVAL for GP_MQD_RAW or anything
+ * but the one contiguous block of CP registers the dump prints.
+ */
+int gp_hqd_decode(const uint32_t (*regs)[2], size_t nregs,
+		  enum gp_mqd_layout l, struct gp_mqd_fields *f);
 
 /*
  * Parse the text of a dump (NUL-terminated). 0 or -ENOMEM; lines in no

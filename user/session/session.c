@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One debug session: target checks, ptrace seize, DBG_TRAP enable, the
- * runtime handshake and teardown. See session.h for the thread rule and
- * what the owner's loop must call; ptrace stops are session_ptrace.c's,
- * queue operations session_queues.c's.
+ * LAYER 2 of 3, the debug-trap session: ptrace seize, DBG_TRAP enable,
+ * the runtime handshake, the queue snapshot, release and close. Calls
+ * down only: layer 1 (tracee.c for ptrace, session_ptrace.c for the
+ * target checks) and user/kfd. Layer 3 (session_queues.c) calls it,
+ * never the other way. The snapshot lives here, not in layer 3, because
+ * session_open() takes the first one. See session.h for the thread rule
+ * and what the owner's loop must call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,66 +30,6 @@
 /* Bound on debug events handled per wake-up: the kernel reports the
  * same event until it is cleared, so a clear that fails must not spin. */
 #define MAX_EVENTS_PER_WAKE 64
-
-/* ---- target checks ---------------------------------------------------- */
-
-int session_check_pid(pid_t pid, struct gp_err *e)
-{
-	unsigned long flags = 0;
-	char comm[32];
-	long tgid;
-
-	if (pid <= 0)
-		return gp_err_set(e, GP_EXIT_USAGE, EINVAL, "invalid pid %d",
-				  pid);
-	if (pid == 1)
-		return gp_err_set(e, GP_EXIT_TARGET, 0, "refusing pid 1 "
-				  "(init): stopping it would stall the whole "
-				  "system");
-	if (pid == getpid())
-		return gp_err_set(e, GP_EXIT_TARGET, 0, "refusing pid %d: "
-				  "that is gpreempt-ctl itself", pid);
-	if (procfs_flags(pid, &flags) < 0)
-		return gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d (it "
-				  "exited, or is in another pid namespace: "
-				  "KFD and gpreempt use host pids)", pid);
-	procfs_comm(pid, comm, sizeof(comm));
-	if (flags & PF_KTHREAD)
-		return gp_err_set(e, GP_EXIT_TARGET, 0, "refusing pid %d (%s): "
-				  "it is a kernel thread", pid, comm);
-	tgid = procfs_status(pid, "Tgid");
-	if (tgid > 0 && tgid != pid)
-		return gp_err_set(e, GP_EXIT_TARGET, 0, "pid %d is a thread of "
-				  "process %ld (%s): give the process id", pid,
-				  tgid, comm);
-	return 0;
-}
-
-bool session_has_kfd_process(pid_t pid)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), KFD_SYSFS_PROC "/%d", (int)pid);
-	return access(path, F_OK) == 0;
-}
-
-int session_check_target(pid_t pid, struct gp_err *e)
-{
-	char comm[32], path[96];
-
-	if (session_check_pid(pid, e))
-		return -1;
-	if (!session_has_kfd_process(pid)) {
-		snprintf(path, sizeof(path), KFD_SYSFS_PROC "/%d", (int)pid);
-		procfs_comm(pid, comm, sizeof(comm));
-		gp_err_set(e, GP_EXIT_TARGET, 0,
-			   "pid %d (%s) has no KFD process (%s is absent): it "
-			   "never opened /dev/kfd, so it has no GPU queues; "
-			   "see 'gpreempt-ctl list'", pid, comm, path);
-		return -1;
-	}
-	return 0;
-}
 
 /* ---- events ----------------------------------------------------------- */
 
@@ -266,6 +209,114 @@ refuse:
 	if (pidfd >= 0)
 		close(pidfd);
 	return NULL;
+}
+
+/* ---- the queue snapshot (every operation above refreshes it) ------ */
+
+int session_snapshot(struct session *s, struct gp_err *e)
+{
+	struct kfd_queue_snapshot_entry *buf;
+	uint32_t num, filled = 0;
+	int r, tries;
+
+	if (!session_alive(s)) {
+		gp_err_set(e, GP_EXIT_TARGET, ESRCH,
+			   "pid %d has exited", s->pid);
+		return -1;
+	}
+	for (tries = 0; tries < 4; tries++) {
+		if (s->cap_snap < 16) {
+			buf = realloc(s->snap, 16 * sizeof(*buf));
+			if (!buf)
+				goto nomem;
+			s->snap = buf;
+			s->cap_snap = 16;
+		}
+		num = filled = s->cap_snap;
+		r = kfd_dbg_queue_snapshot(s->kfd, s->pid, s->snap, &num);
+		if (r < 0) {
+			session_mark_gone_if(s, r);
+			kfd_err(e, KFD_CALL_SNAPSHOT, s->pid, -r);
+			return -1;
+		}
+		if (num <= s->cap_snap) {
+			s->n_snap = num;
+			return 0;
+		}
+		/* More queues than room: grow (with slack, as ROCdbgapi
+		 * does) and ask again. */
+		buf = realloc(s->snap, (num + 16) * sizeof(*buf));
+		if (!buf)
+			goto nomem;
+		s->snap = buf;
+		s->cap_snap = num + 16;
+	}
+	/*
+	 * Still growing after 4 tries (queues created as fast as we ask):
+	 * keep what the last call filled. The buffer grew after it, and the
+	 * entries past `filled` were never written.
+	 */
+	s->n_snap = filled;
+	return 0;
+nomem:
+	gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
+	return -1;
+}
+
+/* How long session_close() (one-shot holders) waits for the detach. */
+#define DETACH_WAIT_MS 2000
+
+/* ---- release and close (tracee.c does the ptrace work) -------------- */
+
+int session_handle_wait(struct session *s)
+{
+	tracee_reap(&s->tr);
+	return session_alive(s) ? 0 : 1;
+}
+
+/*
+ * DISABLE before the detach: if the leader raced into RUNTIME_ENABLE
+ * between the drain and DISABLE, the interrupt of the detach makes its
+ * down_interruptible() return -EINTR, the runtime retries the ioctl and,
+ * debug now off, it returns at once.
+ */
+int session_release(struct session *s)
+{
+	struct gp_err e;
+
+	tracee_reap(&s->tr);
+	if (s->tr.alive && s->enabled && !s->tr.detaching) {
+		/* Answer a pending runtime handshake first: DISABLE does not
+		 * release a target blocked in RUNTIME_ENABLE. */
+		session_handle_event(s, &e);
+		if (s->n_held)
+			kfd_dbg_resume(s->kfd, s->pid, s->held, s->n_held);
+		/* DISABLE resumes every queue still suspended. */
+		kfd_dbg_disable(s->kfd, s->pid);
+		s->enabled = false;
+		s->n_held = 0;
+	}
+	return tracee_detach_begin(&s->tr);
+}
+
+int session_detach_poll(struct session *s)
+{
+	return tracee_detach_poll(&s->tr);
+}
+
+void session_close(struct session *s)
+{
+	struct timespec ts = { 0, NSEC_PER_MSEC };
+	uint64_t end = monotonic_ns() + DETACH_WAIT_MS * NSEC_PER_MSEC;
+
+	if (!s)
+		return;
+	/* a one-shot holder exits right after: what is left undone here
+	 * the kernel finishes when it does (exit_ptrace) */
+	for (int done = session_release(s); !done && monotonic_ns() < end;
+	     done = session_detach_poll(s))
+		nanosleep(&ts, NULL);
+	session_free(s);
 }
 
 /* ---- accessors -------------------------------------------------------- */

@@ -4,6 +4,15 @@
  * Used by the one-shot `gpreempt-ctl suspend` and by the daemon, which
  * holds many sessions in one single-threaded poll loop.
  *
+ * LAYERS, each calling only down (user/session/README.md):
+ *  1. ptrace primitives: tracee.c (seize, pass stops on, detach without
+ *     blocking) and session_ptrace.c (target checks, the holder's
+ *     signalfd); they take pids, never a session;
+ *  2. the debug-trap session: session.c (open = attach + enable, the
+ *     runtime handshake, the queue snapshot, release, close);
+ *  3. queue operations: session_queues.c (suspend and resume of a
+ *     subset, each queue's result).
+ *
  * THREAD RULE. session_open() PTRACE_SEIZEs the target's thread-group
  * leader, and KFD accepts DBG_TRAP ops only from the thread that is the
  * leader's ptrace parent (kfd-reference.md section 2). Every function

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What session.c (open, close, events), session_ptrace.c (stops, detach)
- * and session_queues.c (snapshot, suspend, resume) share. Not an API:
- * include session.h.
+ * What session.c (layer 2: open, events, snapshot, release, close) and
+ * session_queues.c (layer 3: suspend, resume) share; layer 1 (tracee.h,
+ * session_ptrace.c) needs none of it. Not an API: include session.h.
  */
 #ifndef GP_SESSION_INT_H
 #define GP_SESSION_INT_H

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A session's teardown and ptrace side (the ptrace work is tracee.c's),
- * and the signalfd a holder's loop polls.
+ * LAYER 1 of 3, beside tracee.c (the ptrace primitives): what a holder
+ * checks before it seizes a pid (a process of its own that KFD knows, not
+ * init, a kernel thread or a thread), and the signalfd its loop polls.
+ * Takes pids, never a session: it calls nothing above it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,63 +19,67 @@
 
 #include "exitcodes.h"
 #include "procfs.h"
-#include "session_int.h"
+#include "session.h"
 #include "util.h"
 
-/* How long session_close() (one-shot holders) waits for the detach. */
-#define DETACH_WAIT_MS 2000
+/* ---- target checks ---------------------------------------------------- */
 
-/* ---- ptrace (tracee.c does the work) --------------------------------- */
-
-int session_handle_wait(struct session *s)
+int session_check_pid(pid_t pid, struct gp_err *e)
 {
-	tracee_reap(&s->tr);
-	return session_alive(s) ? 0 : 1;
+	unsigned long flags = 0;
+	char comm[32];
+	long tgid;
+
+	if (pid <= 0)
+		return gp_err_set(e, GP_EXIT_USAGE, EINVAL, "invalid pid %d",
+				  pid);
+	if (pid == 1)
+		return gp_err_set(e, GP_EXIT_TARGET, 0, "refusing pid 1 "
+				  "(init): stopping it would stall the whole "
+				  "system");
+	if (pid == getpid())
+		return gp_err_set(e, GP_EXIT_TARGET, 0, "refusing pid %d: "
+				  "that is gpreempt-ctl itself", pid);
+	if (procfs_flags(pid, &flags) < 0)
+		return gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d (it "
+				  "exited, or is in another pid namespace: "
+				  "KFD and gpreempt use host pids)", pid);
+	procfs_comm(pid, comm, sizeof(comm));
+	if (flags & PF_KTHREAD)
+		return gp_err_set(e, GP_EXIT_TARGET, 0, "refusing pid %d (%s): "
+				  "it is a kernel thread", pid, comm);
+	tgid = procfs_status(pid, "Tgid");
+	if (tgid > 0 && tgid != pid)
+		return gp_err_set(e, GP_EXIT_TARGET, 0, "pid %d is a thread of "
+				  "process %ld (%s): give the process id", pid,
+				  tgid, comm);
+	return 0;
 }
 
-/*
- * DISABLE before the detach: if the leader raced into RUNTIME_ENABLE
- * between the drain and DISABLE, the interrupt of the detach makes its
- * down_interruptible() return -EINTR, the runtime retries the ioctl and,
- * debug now off, it returns at once.
- */
-int session_release(struct session *s)
+bool session_has_kfd_process(pid_t pid)
 {
-	struct gp_err e;
+	char path[96];
 
-	tracee_reap(&s->tr);
-	if (s->tr.alive && s->enabled && !s->tr.detaching) {
-		/* Answer a pending runtime handshake first: DISABLE does not
-		 * release a target blocked in RUNTIME_ENABLE. */
-		session_handle_event(s, &e);
-		if (s->n_held)
-			kfd_dbg_resume(s->kfd, s->pid, s->held, s->n_held);
-		/* DISABLE resumes every queue still suspended. */
-		kfd_dbg_disable(s->kfd, s->pid);
-		s->enabled = false;
-		s->n_held = 0;
+	snprintf(path, sizeof(path), KFD_SYSFS_PROC "/%d", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
+int session_check_target(pid_t pid, struct gp_err *e)
+{
+	char comm[32], path[96];
+
+	if (session_check_pid(pid, e))
+		return -1;
+	if (!session_has_kfd_process(pid)) {
+		snprintf(path, sizeof(path), KFD_SYSFS_PROC "/%d", (int)pid);
+		procfs_comm(pid, comm, sizeof(comm));
+		gp_err_set(e, GP_EXIT_TARGET, 0,
+			   "pid %d (%s) has no KFD process (%s is absent): it "
+			   "never opened /dev/kfd, so it has no GPU queues; "
+			   "see 'gpreempt-ctl list'", pid, comm, path);
+		return -1;
 	}
-	return tracee_detach_begin(&s->tr);
-}
-
-int session_detach_poll(struct session *s)
-{
-	return tracee_detach_poll(&s->tr);
-}
-
-void session_close(struct session *s)
-{
-	struct timespec ts = { 0, NSEC_PER_MSEC };
-	uint64_t end = monotonic_ns() + DETACH_WAIT_MS * NSEC_PER_MSEC;
-
-	if (!s)
-		return;
-	/* a one-shot holder exits right after: what is left undone here
-	 * the kernel finishes when it does (exit_ptrace) */
-	for (int done = session_release(s); !done && monotonic_ns() < end;
-	     done = session_detach_poll(s))
-		nanosleep(&ts, NULL);
-	session_free(s);
+	return 0;
 }
 
 int session_signalfd(sigset_t *old)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A session's queues: the snapshot, the ids it holds suspended, and one
- * SUSPEND_QUEUES or RESUME_QUEUES with every queue's result decoded.
+ * LAYER 3 of 3, queue operations: the ids a session holds suspended, and
+ * one SUSPEND_QUEUES or RESUME_QUEUES of a subset with every queue's
+ * result decoded. Calls down only: layer 2 (session.c: the snapshot, the
+ * session's state) and user/kfd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,56 +23,6 @@
 #include "util.h"
 
 /* ---- queues ----------------------------------------------------------- */
-
-int session_snapshot(struct session *s, struct gp_err *e)
-{
-	struct kfd_queue_snapshot_entry *buf;
-	uint32_t num, filled = 0;
-	int r, tries;
-
-	if (!session_alive(s)) {
-		gp_err_set(e, GP_EXIT_TARGET, ESRCH,
-			   "pid %d has exited", s->pid);
-		return -1;
-	}
-	for (tries = 0; tries < 4; tries++) {
-		if (s->cap_snap < 16) {
-			buf = realloc(s->snap, 16 * sizeof(*buf));
-			if (!buf)
-				goto nomem;
-			s->snap = buf;
-			s->cap_snap = 16;
-		}
-		num = filled = s->cap_snap;
-		r = kfd_dbg_queue_snapshot(s->kfd, s->pid, s->snap, &num);
-		if (r < 0) {
-			session_mark_gone_if(s, r);
-			kfd_err(e, KFD_CALL_SNAPSHOT, s->pid, -r);
-			return -1;
-		}
-		if (num <= s->cap_snap) {
-			s->n_snap = num;
-			return 0;
-		}
-		/* More queues than room: grow (with slack, as ROCdbgapi
-		 * does) and ask again. */
-		buf = realloc(s->snap, (num + 16) * sizeof(*buf));
-		if (!buf)
-			goto nomem;
-		s->snap = buf;
-		s->cap_snap = num + 16;
-	}
-	/*
-	 * Still growing after 4 tries (queues created as fast as we ask):
-	 * keep what the last call filled. The buffer grew after it, and the
-	 * entries past `filled` were never written.
-	 */
-	s->n_snap = filled;
-	return 0;
-nomem:
-	gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
-	return -1;
-}
 
 bool session_is_suspended(const struct session *s, uint32_t id)
 {

@@ -107,26 +107,29 @@ static void hists(struct prom_buf *b, const struct tm_snap *s)
 	free(idx);
 }
 
-static void counts(struct prom_buf *b, const struct tm_snap *s)
+/* One counter family with a sample per op: calls, or (failed) errors. */
+static void op_counter(struct prom_buf *b, const char *name, const char *help,
+		       const struct tm_snap *s, bool failed)
 {
 	char lab[64], nb[NAMES_NUM_LEN];
 
+	prom_family(b, name, "counter", help);
+	for (uint32_t op = 0; op < GP_OP_MAX; op++)
+		prom_sample(b, name,
+			    prom_labels(lab, sizeof(lab), "op", names_or_num(
+				gp_op_name(op), op, nb, sizeof(nb)), NULL),
+			    failed ? s->counts[op].failed : s->counts[op].count);
+}
+
+static void counts(struct prom_buf *b, const struct tm_snap *s)
+{
 	if (!s->have_counts)
 		return;
-	prom_family(b, "gpreempt_trace_calls_total", "counter",
-		    "Traced KFD calls and events, by op.");
-	for (uint32_t op = 0; op < GP_OP_MAX; op++)
-		prom_sample(b, "gpreempt_trace_calls_total",
-			    prom_labels(lab, sizeof(lab), "op", names_or_num(
-				gp_op_name(op), op, nb, sizeof(nb)), NULL),
-			    s->counts[op].count);
-	prom_family(b, "gpreempt_trace_errors_total", "counter",
-		    "Traced KFD calls that failed (returned < 0), by op.");
-	for (uint32_t op = 0; op < GP_OP_MAX; op++)
-		prom_sample(b, "gpreempt_trace_errors_total",
-			    prom_labels(lab, sizeof(lab), "op", names_or_num(
-				gp_op_name(op), op, nb, sizeof(nb)), NULL),
-			    s->counts[op].failed);
+	op_counter(b, "gpreempt_trace_calls_total",
+		   "Traced KFD calls and events, by op.", s, false);
+	op_counter(b, "gpreempt_trace_errors_total",
+		   "Traced KFD calls that failed (returned < 0), by op.", s,
+		   true);
 }
 
 static int row_cmp(const void *a, const void *b)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gpreempt-trace's Prometheus endpoint (--metrics ADDR): what the
- * tracer's BPF maps hold, as text exposition (core/prom.h), served from
- * the tracer's own poll loop by core/metrics_http.h. Same maps in event
+ * tracer's BPF maps hold, as text exposition (metrics/prom.h), served from
+ * the tracer's own poll loop by metrics/metrics_http.h. Same maps in event
  * and summary mode (per-op counts, histograms and the queue map are kept
  * in the kernel either way), so both serve the same families:
  *
