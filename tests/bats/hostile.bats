@@ -218,3 +218,27 @@ wait_log() {
 	[[ $stderr == *"writable by everyone (mode 0777)"* ]]
 	[ ! -e "$PUB/ctl.sock" ]
 }
+
+# Item 7: the DaemonSet's liveness probe was GET /metrics, on a port the
+# whole pod network reaches: whoever silenced it had the kubelet restart
+# the agent on every node. The probe now asks the daemon over its socket;
+# its command, run as written against a live daemon, succeeds.
+@test "k8s: the liveness probe does not depend on the metrics port" {
+	/usr/bin/python3 -c 'import yaml' 2>/dev/null || skip "no python3-yaml"
+	run -0 /usr/bin/python3 -c '
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d.get("kind") == "DaemonSet":
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            p = c["livenessProbe"]
+            assert "httpGet" not in p and "tcpSocket" not in p, p
+            print("\n".join(p["exec"]["command"]))
+' "$BATS_TEST_DIRNAME/../../packaging/k8s/daemonset.yaml"
+	local cmd=("${lines[@]}")
+	[ "${cmd[0]}" = /usr/sbin/gpreempt-ctl ]
+	cmd[0]=$CTL
+	cmd=("${cmd[@]//\/run\/gpreempt\/ctl.sock/$T/d.sock}")
+	daemon_up
+	run -0 timeout 60 "${cmd[@]}"
+	[ "${lines[-1]}" = ok ]
+}
