@@ -8,6 +8,7 @@
 
 #include "daemon_config.h"
 #include "exitcodes.h"
+#include "safepath.h"
 
 #define PROG "gpreempt-ctl daemon"
 
@@ -36,37 +37,6 @@ static int find_config(int argc, char **argv, const char **file, int *width)
 		}
 	}
 	return -1;
-}
-
-/* The whole file, bounded: 0 and *buf (malloc'd), or -errno. */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	size_t cap = CONFIG_MAX_BYTES + 1, n = 0;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), err;
-
-	if (fd < 0)
-		return -errno;
-	*buf = malloc(cap);
-	if (!*buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	/* one byte past the limit is enough to say "too large" */
-	while (n < cap && (r = read(fd, *buf + n, cap - n)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = errno;
-			free(*buf);
-			close(fd);
-			return -err;
-		}
-		n += r;
-	}
-	close(fd);
-	*len = n;
-	return 0;
 }
 
 /* The long options of ap and of its children (e.g. the arbiter's group),
@@ -104,10 +74,12 @@ int dconfig_expand(int argc, char **argv, const struct argp *ap,
 	n = table_of(ap, table, 0, 127);
 	table[n] = (struct config_opt){ NULL, false };
 
-	r = slurp(*file, &text, &len);
+	/* at start and at each SIGHUP: never blocks, trusts only root's */
+	r = safepath_read(*file, CONFIG_MAX_BYTES, &text, &len, msg,
+			  sizeof(msg));
 	if (r) {
 		fprintf(err, PROG ": cannot read --config %s: %s\n", *file,
-			strerror(-r));
+			msg);
 		return GP_EXIT_USAGE;
 	}
 	r = config_parse(text, len, table, cfg, &ce);

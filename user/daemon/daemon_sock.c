@@ -16,6 +16,7 @@
 
 #include "daemon_int.h"
 #include "exitcodes.h"
+#include "safepath.h"
 #include "usock.h"
 #include "util.h"
 
@@ -103,6 +104,28 @@ static bool same_socket(const char *path, const struct stat *st)
 	       now.st_dev == st->st_dev && now.st_ino == st->st_ino;
 }
 
+/*
+ * Whoever can write the socket's directory can replace the socket and
+ * answer root's requests: refuse a directory that is not root's alone.
+ */
+static int dsock_dir_safe(const char *dir, struct gp_err *e)
+{
+	struct stat st;
+	char why[256];
+
+	if (stat(dir, &st)) {
+		gp_err_set(e, GP_EXIT_FAILURE, errno, "cannot check the "
+			   "socket's directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (safepath_stat(&st, dir, why, sizeof(why))) {
+		gp_err_set(e, GP_EXIT_USAGE, EPERM, "refusing the socket's "
+			   "%s; or choose another --socket", why);
+		return -1;
+	}
+	return 0;
+}
+
 int dsock_open(struct daemon *d, struct gp_err *e)
 {
 	struct sockaddr_un sa;
@@ -125,7 +148,7 @@ int dsock_open(struct daemon *d, struct gp_err *e)
 			   strerror(errno));
 		return -1;
 	}
-	if (clear_stale(d->path, e))
+	if (dsock_dir_safe(dir, e) || clear_stale(d->path, e))
 		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
