@@ -12,6 +12,9 @@
 #define GP_MAX_QUEUES 4096	/* entries of the PID -> queue map */
 #define GP_PIN_DIR "/sys/fs/bpf/gpreempt"
 #define GP_PIN_QUEUES GP_PIN_DIR "/queues"
+/* Beside the queue map, the tracer pins its histograms (bugreport reads). */
+#define GP_PIN_HISTS_NAME "hists"
+#define GP_PIN_HISTS GP_PIN_DIR "/" GP_PIN_HISTS_NAME
 
 /* What happened. Keep in sync with gp_op_name() in user/trace/output.c. */
 enum gp_op {

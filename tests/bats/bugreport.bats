@@ -34,23 +34,13 @@ plant() {
 	done
 }
 
-start_daemon() {
-	"$CTL" daemon --socket "$D/s.sock" --ready "$D/ready" 2>"$D/daemon.log" &
-	DPID=$!
-	for _ in $(seq 300); do
-		[ -s "$D/ready" ] && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$D/daemon.log"
-	return 1
-}
+load daemon_helper
 
 @test "bugreport: one archive with the expected files, exit 0" {
 	plant
-	start_daemon
+	daemon_bg --socket "$D/s.sock"	# its log in $D/log
 	run -0 "$CTL" bugreport -o "$D/br.tgz" --socket "$D/s.sock" \
-		--daemon-log "$D/daemon.log"
+		--daemon-log "$D/log"
 	[[ "$output" == *"wrote $D/br.tgz"* ]]
 	run -0 tar -tzf "$D/br.tgz"
 	for f in MANIFEST check.txt versions.txt topology.txt snapshot.txt \

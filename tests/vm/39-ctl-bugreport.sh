@@ -2,7 +2,7 @@
 # gpreempt-ctl bugreport against the real KFD of the stock amdgpu module:
 # the archive holds check, versions (amdgpu's), the KFD topology files,
 # list/status/policy of a running daemon, its log (--daemon-log), the
-# pinned trace's queue rows, amdgpu/KFD kernel-log lines and the KFD
+# pinned trace's queue rows and histograms, amdgpu/KFD kernel-log lines and the KFD
 # process with its command line; --redact leaves that command line out
 # of every file.
 . /gp/tests/vm/lib.sh
@@ -17,6 +17,8 @@ gpreempt-ctl daemon --socket /tmp/br.sock --ready /tmp/br.dready \
 DPID=$!
 gp_wait_file /tmp/br.dready 60
 tr_start /tmp/br-tr.json
+# KFD ioctls the tracer records in its histograms
+kfd-exerciser -q create:gpu=0xdeadbeef,type=aql,prio=7,ring=4096 destroy:qid=3 > /dev/null 2>&1
 
 n="bugreport: archive written, exit 0"
 gpreempt-ctl bugreport -o /tmp/br.tgz --socket /tmp/br.sock \
@@ -34,7 +36,8 @@ B=/tmp/br/gpreempt-bugreport
 n="bugreport: the expected files"
 miss=
 for f in MANIFEST check.txt versions.txt snapshot.txt list.txt status.txt \
-	 policy.txt daemon-log.txt trace-queues.json kernel-log.txt \
+	 policy.txt daemon-log.txt trace-queues.json trace-histograms.txt \
+	 kernel-log.txt \
 	 processes.txt topology/system_properties topology/nodes/0/properties; do
 	[ -s "$B/$f" ] || miss="$miss $f"
 done
@@ -48,11 +51,12 @@ grep -q "pid $TPID" "$B/status.txt" "$B/list.txt" 2>/dev/null ||
 	grep -q "$TPID" "$B/list.txt" || why="$why list"
 grep -q 'listening on /tmp/br.sock' "$B/daemon-log.txt" || why="$why daemon-log"
 grep -q '"type"' "$B/trace-queues.json" || why="$why trace"
+grep -q 'count: [1-9]' "$B/trace-histograms.txt" || why="$why histograms"
 grep -qi 'kfd\|amdgpu' "$B/kernel-log.txt" || why="$why kernel-log"
 grep -q "^$TPID kfd-exerciser (kfd) .*$MARK" "$B/processes.txt" || why="$why processes"
 if [ -z "$why" ]; then gp_ok "$n"; else
 	gp_fail "$n" "wrong:$why"
-	for f in status.txt list.txt trace-queues.json processes.txt versions.txt; do gp_log "$B/$f"; done
+	for f in status.txt list.txt trace-queues.json trace-histograms.txt processes.txt versions.txt; do gp_log "$B/$f"; done
 fi
 
 n="bugreport --redact: the command line is in no file"

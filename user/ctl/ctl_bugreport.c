@@ -11,7 +11,6 @@
  * archive shows exactly what the user would see.
  */
 #include <argp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,32 +20,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/types.h>
 
 #include "ctl_bugreport.h"
 #include "ctl_tar.h"
 #include "exitcodes.h"
-#include <linux/types.h>
-
 #include "gpreempt.h"
 
 #define BR_DIR		"gpreempt-bugreport"
 #define BR_ITEM_MAX	(4u << 20)	/* bytes kept of one item */
-#define BR_FILE_MAX	(64u << 10)	/* bytes kept of one sysfs file */
-#define BR_TOPO_FILES	4096		/* topology files at most */
 #define BR_CMD_MS	30000		/* a child's deadline */
 #define BR_MAX_ITEMS	(BR_TOPO_FILES + 32)
-#define BR_TOPOLOGY	"/sys/class/kfd/kfd/topology"
 
 static struct br_item {
 	char name[256];
 	struct br_buf b;
 } *items;
 static size_t n_items;
-static struct br_buf cmdlines;	/* NUL-separated, for --redact */
+struct br_buf br_cmdlines;	/* NUL-separated, for --redact */
 
 void br_printf(struct br_buf *b, const char *fmt, ...)
 {
@@ -84,12 +78,11 @@ void br_append(struct br_buf *b, const void *p, size_t n)
 	b->p[b->len] = 0;
 }
 
-/* Append up to max bytes of path; -errno when unreadable. */
-static int br_file(struct br_buf *b, const char *path, size_t max)
+int br_file(struct br_buf *b, const char *path, size_t max)
 {
 	char tmp[4096];
 	size_t got = 0;
-	ssize_t n;
+	ssize_t n = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
@@ -104,7 +97,12 @@ static int br_file(struct br_buf *b, const char *path, size_t max)
 	return (int)n;
 }
 
-static struct br_buf *item(const char *name)
+size_t br_n_items(void)
+{
+	return n_items;
+}
+
+struct br_buf *br_item(const char *name)
 {
 	struct br_item *it;
 
@@ -115,8 +113,7 @@ static struct br_buf *item(const char *name)
 	return &it->b;
 }
 
-/* Run argv with stdout+stderr into b, under BR_CMD_MS. Exit code, or -1. */
-static int run(struct br_buf *b, char *const argv[])
+int br_run(struct br_buf *b, char *const argv[])
 {
 	struct timespec t0, t;
 	int p[2], st = 0, ms;
@@ -169,7 +166,7 @@ static int run(struct br_buf *b, char *const argv[])
 /* One file NAME: "$ CMD" then its output and exit status. */
 static void cmd_item(const char *name, char *const argv[])
 {
-	struct br_buf *b = item(name);
+	struct br_buf *b = br_item(name);
 	int i, rc;
 
 	if (!b)
@@ -178,223 +175,8 @@ static void cmd_item(const char *name, char *const argv[])
 	for (i = 0; argv[i]; i++)
 		br_printf(b, " %s", argv[i]);
 	br_printf(b, "\n");
-	rc = run(b, argv);
+	rc = br_run(b, argv);
 	br_printf(b, "(exit %d)\n", rc);
-}
-
-static bool has_prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
-/* Processes with /dev/kfd open, and gpreempt's own: pid, comm, cmdline. */
-static void processes(bool redact)
-{
-	struct br_buf *b = item("processes.txt");
-	char path[64], link[64], comm[64] = "";
-	struct dirent *de, *fe;
-	DIR *d, *fd;
-
-	if (!b || !(d = opendir("/proc")))
-		return;
-	br_printf(b, "# pid comm cmdline: processes with /dev/kfd open, and "
-		  "gpreempt's own%s\n", redact ? " (command lines redacted)" : "");
-	while ((de = readdir(d))) {
-		struct br_buf c = {};
-		bool kfd = false;
-		ssize_t n;
-		size_t i;
-
-		int pid = atoi(de->d_name);
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-		if ((fd = opendir(path))) {
-			while (!kfd && (fe = readdir(fd))) {
-				if (snprintf(path, sizeof(path), "/proc/%d/fd/%s",
-					     pid, fe->d_name) >= (int)sizeof(path))
-					continue;
-				n = readlink(path, link, sizeof(link) - 1);
-				kfd = n > 0 && (link[n] = 0,
-						!strcmp(link, "/dev/kfd"));
-			}
-			closedir(fd);
-		}
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		memset(comm, 0, sizeof(comm));
-		if ((n = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-			ssize_t r = read((int)n, comm, sizeof(comm) - 1);
-
-			close((int)n);
-			if (r > 0 && comm[r - 1] == '\n')
-				comm[r - 1] = 0;
-		}
-		if (!kfd && !has_prefix(comm, "gpreempt-"))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-		br_file(&c, path, 4096);
-		for (i = 0; c.p && i < c.len; i++)
-			if (!c.p[i] || c.p[i] == '\n')
-				c.p[i] = ' ';
-		while (c.len && c.p[c.len - 1] == ' ')
-			c.p[--c.len] = 0;
-		if (c.len) {
-			br_append(&cmdlines, c.p, c.len + 1);
-			br_printf(b, "%d %s%s ", pid, comm,
-				  kfd ? " (kfd)" : "");
-			if (redact)
-				br_printf(b, "[cmdline redacted]\n");
-			else {
-				br_append(b, c.p, c.len);
-				br_printf(b, "\n");
-			}
-		}
-		free(c.p);
-	}
-	closedir(d);
-}
-
-/* Versions: the kernel's, amdgpu's, firmware, ROCm libraries. */
-static void versions(const char *self)
-{
-	static const char *const params[] = { "sched_policy", "cwsr_enable",
-		"hws_max_conc_proc", "queue_preemption_timeout_ms", "mes" };
-	static const char *const libdirs[] = { "/opt/rocm/lib",
-		"/opt/rocm/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64",
-		"/usr/local/lib" };
-	static const char *const libs[] = { "libhsa-runtime64.so",
-		"libamdhip64.so", "libhsakmt.so", "librocm-core.so",
-		"librocm_smi64.so", "libamd_comgr.so" };
-	struct br_buf *b = item("versions.txt");
-	char path[512];
-	struct utsname u;
-	struct dirent *de, *fe;
-	DIR *d, *fd;
-	size_t i, j;
-
-	if (!b)
-		return;
-	br_printf(b, "gpreempt-ctl: %s\n", self);
-	if (!uname(&u))
-		br_printf(b, "\nuname: %s %s %s %s\n", u.sysname, u.release,
-			  u.version, u.machine);
-	br_printf(b, "\n/proc/version: ");
-	br_file(b, "/proc/version", 4096);
-	/* an in-tree amdgpu has no version of its own: the kernel's */
-	br_printf(b, "\namdgpu initstate: ");
-	if (br_file(b, "/sys/module/amdgpu/initstate", 64))
-		br_printf(b, "(none: built in, or not loaded)\n");
-	br_printf(b, "amdgpu version: ");
-	if (br_file(b, "/sys/module/amdgpu/version", 256))
-		br_printf(b, "(none: in-tree, see the kernel's)\n");
-	br_printf(b, "amdgpu srcversion: ");
-	if (br_file(b, "/sys/module/amdgpu/srcversion", 256))
-		br_printf(b, "(none)\n");
-	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
-		snprintf(path, sizeof(path),
-			 "/sys/module/amdgpu/parameters/%s", params[i]);
-		br_printf(b, "amdgpu.%s: ", params[i]);
-		if (br_file(b, path, 256))
-			br_printf(b, "(unreadable)\n");
-	}
-	br_printf(b, "\n# firmware (/sys/class/drm/card*/device/fw_version)\n");
-	if ((d = opendir("/sys/class/drm"))) {
-		while ((de = readdir(d))) {
-			if (!has_prefix(de->d_name, "card") ||
-			    strchr(de->d_name, '-'))
-				continue;
-			if (snprintf(path, sizeof(path), "/sys/class/drm/%s/"
-				     "device/fw_version", de->d_name) >=
-			    (int)sizeof(path) || !(fd = opendir(path)))
-				continue;
-			while ((fe = readdir(fd))) {
-				if (fe->d_name[0] == '.')
-					continue;
-				if (snprintf(path, sizeof(path), "/sys/class/drm/"
-					     "%s/device/fw_version/%s", de->d_name,
-					     fe->d_name) >= (int)sizeof(path))
-					continue;
-				br_printf(b, "%s %s: ", de->d_name, fe->d_name);
-				if (br_file(b, path, 256))
-					br_printf(b, "(unreadable)\n");
-			}
-			closedir(fd);
-		}
-		closedir(d);
-	}
-	br_printf(b, "\n# ROCm libraries found\n");
-	for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
-		if (!(d = opendir(libdirs[i])))
-			continue;
-		while ((de = readdir(d)))
-			for (j = 0; j < sizeof(libs) / sizeof(libs[0]); j++)
-				if (has_prefix(de->d_name, libs[j]))
-					br_printf(b, "%s/%s\n", libdirs[i],
-						  de->d_name);
-		closedir(d);
-	}
-	br_printf(b, "/opt/rocm/.info/version: ");
-	if (br_file(b, "/opt/rocm/.info/version", 256))
-		br_printf(b, "(none)\n");
-}
-
-/* The KFD topology tree, file by file, under topology/. */
-static void topology(const char *dir, const char *rel, int depth)
-{
-	char path[512], name[256];
-	struct dirent *de;
-	struct br_buf *b;
-	DIR *d;
-
-	if (depth > 5 || !(d = opendir(dir)))
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
-		    (int)sizeof(path) || snprintf(name, sizeof(name), "%s/%s",
-		    rel, de->d_name) >= (int)sizeof(name))
-			continue;
-		if (de->d_type == DT_DIR) {
-			topology(path, name, depth + 1);
-		} else if (de->d_type == DT_REG && n_items < BR_TOPO_FILES &&
-			   (b = item(name))) {
-			br_file(b, path, BR_FILE_MAX);
-		}
-	}
-	closedir(d);
-}
-
-/* The kernel log's amdgpu/KFD/DRM lines (/dev/kmsg, read to its end). */
-static void kernel_log(void)
-{
-	struct br_buf *b = item("kernel-log.txt"), all = {};
-	char rec[8192], *line, *save = NULL;
-	int fd;
-	ssize_t n;
-
-	if (!b)
-		return;
-	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		br_printf(b, "cannot read /dev/kmsg: %s (run as root)\n",
-			  strerror(errno));
-		return;
-	}
-	/* one record per read; EAGAIN at the end, EPIPE when overwritten */
-	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE)
-		if (n > 0)
-			br_append(&all, rec, (size_t)n);
-	close(fd);
-	for (line = all.p ? strtok_r(all.p, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (strcasestr(line, "amdgpu") || strcasestr(line, "kfd") ||
-		    strcasestr(line, "[drm]"))
-			br_printf(b, "%s\n", line);
-	if (!b->len)
-		br_printf(b, "(no amdgpu, KFD or DRM lines)\n");
-	free(all.p);
 }
 
 /* Every whole command line from processes.txt, in every item. */
@@ -403,8 +185,8 @@ static void redact_all(void)
 	size_t i, off, n;
 	char *hit;
 
-	for (off = 0; off < cmdlines.len; off += n + 1) {
-		const char *c = cmdlines.p + off;
+	for (off = 0; off < br_cmdlines.len; off += n + 1) {
+		const char *c = br_cmdlines.p + off;
 
 		n = strlen(c);
 		if (n < 8)	/* too short to be told from other text */
@@ -478,7 +260,7 @@ static void daemon_log(const struct br_args *a)
 	FILE *f;
 	long sz;
 
-	if (a->daemon_log && (b = item("daemon-log.txt"))) {
+	if (a->daemon_log && (b = br_item("daemon-log.txt"))) {
 		br_printf(b, "# the last 256 KiB of %s\n", a->daemon_log);
 		if ((f = fopen(a->daemon_log, "re"))) {
 			char tmp[4096];
@@ -538,14 +320,14 @@ int ctl_bugreport_main(int argc, char **argv)
 	if (!items)
 		return GP_EXIT_FAILURE;
 
-	man = item("MANIFEST");
+	man = br_item("MANIFEST");
 	cmd_item("check.txt", (char *const[]){ self, "check", NULL });
-	versions(self);
-	topology(BR_TOPOLOGY, "topology", 0);
+	br_versions(self);
+	br_topology(BR_TOPOLOGY, "topology", 0);
 	if (!access(BR_TOPOLOGY, F_OK) && n_items < 4)
-		br_printf(item("topology.txt"), "%s unreadable\n", BR_TOPOLOGY);
+		br_printf(br_item("topology.txt"), "%s unreadable\n", BR_TOPOLOGY);
 	else if (access(BR_TOPOLOGY, F_OK))
-		br_printf(item("topology.txt"), "no %s: amdgpu not loaded, or "
+		br_printf(br_item("topology.txt"), "no %s: amdgpu not loaded, or "
 			  "no KFD device\n", BR_TOPOLOGY);
 	cmd_item("snapshot.txt", (char *const[]){ self, "snapshot", NULL });
 	cmd_item("list.txt", (char *const[]){ self, "list", "-v", NULL });
@@ -560,11 +342,12 @@ int ctl_bugreport_main(int argc, char **argv)
 		cmd_item("trace-queues.json", (char *const[]){ self, "list",
 			 "-j", "-v", NULL });
 	else
-		br_printf(item("trace-queues.json"), "no trace pinned at %s "
+		br_printf(br_item("trace-queues.json"), "no trace pinned at %s "
 			  "(gpreempt-trace not running, or --no-pin)\n",
 			  GP_PIN_QUEUES);
-	kernel_log();
-	processes(a.redact);
+	br_trace_hists();
+	br_kernel_log();
+	br_processes(a.redact);
 	if (a.redact)
 		redact_all();
 	br_printf(man, "gpreempt-ctl bugreport, %s UTC, host %s, euid %d%s\n"
@@ -605,6 +388,6 @@ int ctl_bugreport_main(int argc, char **argv)
 	for (i = 0; i < n_items; i++)
 		free(items[i].b.p);
 	free(items);
-	free(cmdlines.p);
+	free(br_cmdlines.p);
 	return err ? GP_EXIT_FAILURE : GP_EXIT_OK;
 }

@@ -106,6 +106,19 @@ static int open_and_load(struct gp_probe *p, const struct gp_probe_opts *o,
 		    "them)", strerror(-err));
 }
 
+/* GP_PIN_HISTS_NAME beside the pinned queue map; -1 if it does not fit. */
+static int hists_path(const struct gp_probe *p, char *buf, size_t len)
+{
+	const char *slash = p->pinned ? strrchr(p->pinned, '/') : NULL;
+	int n;
+
+	if (!slash)
+		return -1;
+	n = snprintf(buf, len, "%.*s/" GP_PIN_HISTS_NAME,
+		     (int)(slash - p->pinned), p->pinned);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* bpffs at path's parent's parent (/sys/fs/bpf), mounting it if needed. */
 static int pin_queues(struct gp_probe *p, const char *path,
 		      struct gp_probe_err *e)
@@ -147,6 +160,15 @@ static int pin_queues(struct gp_probe *p, const char *path,
 		return fail(e, GP_EXIT_FAILURE, err, "cannot pin the queue map"
 			    " at %s: %s", path, strerror(-err));
 	p->pinned = strdup(path);
+	/*
+	 * The histograms beside it, for `gpreempt-ctl bugreport`: best
+	 * effort. The queue pin was ours to take, so a hists pin there is
+	 * a killed tracer's.
+	 */
+	if (hists_path(p, dir, sizeof(dir)) == 0) {
+		unlink(dir);
+		bpf_map__pin(p->skel->maps.gp_hists, dir);
+	}
 	return 0;
 }
 
@@ -174,8 +196,13 @@ static void unpin_queues(struct gp_probe *p)
 	if (!p->pinned)
 		return;
 	/* Never another tracer's: it may have replaced ours if stale. */
-	if (pin_is_ours(p, p->pinned))
+	if (pin_is_ours(p, p->pinned)) {
+		char hists[256];
+
 		unlink(p->pinned);
+		if (hists_path(p, hists, sizeof(hists)) == 0)
+			unlink(hists);
+	}
 	slash = strrchr(p->pinned, '/');
 	if (slash) {
 		*slash = '\0';

@@ -113,7 +113,7 @@ static const struct argp_option opts[] = {
 	{ "ready-file", OPT_READY, "FILE", 0,
 	  "Create FILE once every probe is attached", 0 },
 	{ "no-pin", OPT_NO_PIN, NULL, 0,
-	  "Do not pin the queue map under " GP_PIN_DIR, 0 },
+	  "Do not pin the queue map and histograms under " GP_PIN_DIR, 0 },
 	{ "metrics", OPT_METRICS, "ADDR", 0, "Serve Prometheus metrics at "
 	  "http://ADDR/metrics (IP:PORT, [IPv6]:PORT; off by default)", 0 },
 	{ "verbose", 'v', NULL, 0, "libbpf debug output", 0 },
