@@ -58,7 +58,8 @@ fi
 run_test() { # file
 	if [ "${GP_SILENCE:-0}" -gt 0 ]; then
 		# by path: busybox has a "watchdog" applet of its own
-		sh /gp/bin/gp-watchdog.sh -s "$GP_SILENCE" -p "$TX" -- sh "$1"
+		# sampled every 5 s: each sample forks, and TCG makes forks dear
+		sh /gp/bin/gp-watchdog.sh -s "$GP_SILENCE" -i 5 -p "$TX" -- sh "$1"
 	else
 		sh "$1"
 	fi
