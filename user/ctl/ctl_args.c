@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "ctl_args.h"
 #include "exitcodes.h"
 #include "util.h"
@@ -202,10 +203,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		state->out_stream = c->out;
 		state->err_stream = c->err;
 		break;
-	case 'h':
-		argp_state_help(state, c->out, ARGP_HELP_STD_HELP);
-		a->help = true;
-		break;
 	case 'p':
 		if (parse_pid(arg, &a->pid)) {
 			argp_error(state, "invalid pid '%s' (want decimal "
@@ -273,10 +270,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		break;
-	case OPT_USAGE:
-		argp_state_help(state, c->out, ARGP_HELP_USAGE);
-		a->help = true;
-		break;
 	case OPT_NO_DAEMON:
 		a->no_daemon = true;
 		break;
@@ -286,9 +279,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		a->verbose = true;
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		return EINVAL;
 	case ARGP_KEY_END:
 		if (a->help)
 			break;
@@ -313,7 +303,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_args_common(key, arg, state, c->out, OPT_USAGE,
+				      &a->help);
 	}
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 
+#include "args.h"
 #include "ctl_bugreport.h"
 #include "ctl_tar.h"
 #include "exitcodes.h"
@@ -227,15 +228,9 @@ static error_t br_parse(int key, char *arg, struct argp_state *st)
 	case O_REDACT: a->redact = true; break;
 	case O_SOCKET: a->socket = arg; break;
 	case O_DLOG: a->daemon_log = arg; break;
-	case 'h':
-		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
-		a->help = true;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
-		return EINVAL;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_args_common(key, arg, st, stdout, GP_ARGS_NO_USAGE,
+				      &a->help);
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "ctl_cmd.h"
 #include "ctl_snapshot.h"
 #include "exitcodes.h"
@@ -285,19 +286,8 @@ static error_t snap_parse(int key, char *arg, struct argp_state *st)
 		}
 		a->root = arg;
 		break;
-	case 'h':
-		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
-		a->help = true;
-		break;
-	case 0x100:
-		argp_state_help(st, stdout, ARGP_HELP_USAGE);
-		a->help = true;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
-		return EINVAL;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_args_common(key, arg, st, stdout, 0x100, &a->help);
 	}
 	return 0;
 }

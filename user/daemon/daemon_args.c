@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "daemon_config.h"
 #include "daemon_int.h"
 #include "metrics_http.h"
@@ -129,15 +130,9 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
-	case 'h':
-		argp_state_help(state, p->out, ARGP_HELP_STD_HELP);
-		o->help = true;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		return EINVAL;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_args_common(key, arg, state, p->out,
+				      GP_ARGS_NO_USAGE, &o->help);
 	}
 	return 0;
 }
