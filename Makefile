@@ -22,7 +22,7 @@
 #   make deb             Debian package (packaging/debian), in $(OUTPUT)/deb/
 #   make test            every suite (see scripts/run-tests.sh)
 #   make test-vm KERNELS="6.1 6.12 7.x"
-#   make bench           benchmarks, summary table (docs/benchmarks.md)
+#   make bench           benchmarks, tables (docs/benchmarks.md)
 # A change of STATIC, DEBUG, ARCH, CC or flags rebuilds everything in that
 # OUTPUT: $(OUTPUT)/build-config records them (git's GIT-CFLAGS idiom).
 
@@ -166,10 +166,10 @@ $(OUTPUT)/tests/%: tests/detect/%.c $(LIBGP) $(SKELS) $(CONFIG_STAMP) | $(OUTPUT
 tests: all $(UNIT_TESTS) $(BPF_TESTS) $(DETECT_TOOLS)
 
 # Suites. Each prints TAP; scripts/run-tests.sh sums them.
-.PHONY: test test-unit test-bpf test-bats test-vm
+.PHONY: test test-unit test-bpf test-bats test-doc test-vm
 test:
 	$(Q)scripts/run-tests.sh all
-test-unit test-bpf test-bats:
+test-unit test-bpf test-bats test-doc:
 	$(Q)scripts/run-tests.sh $(patsubst test-%,%,$@)
 test-vm:
 	$(Q)scripts/run-tests.sh vm

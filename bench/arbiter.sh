@@ -9,7 +9,7 @@
 # the queue watcher's CPU cost per poll for 1, 16 and 128 queues of one
 # process (bench/qwatch-cost), as a share of one CPU at --poll 200us.
 #	bench/arbiter.sh [--quick]        (BENCH_ARB_N rounds, default 300)
-# Method and figures: docs/benchmarks.md ("Arbiter").
+# Method and figures: docs/benchmarks-history.md ("Arbiter").
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # absolute, so a BENCH_OUTPUT given from anywhere names the same place

@@ -4,7 +4,7 @@
  * the kernel's own accounting (BPF_ENABLE_STATS: run_cnt and run_time_ns
  * per program). It splits a tracer's added cost per call into its
  * programs and the rest (the fentry trampoline or kprobe that calls
- * them); docs/benchmarks.md section 7.
+ * them); docs/benchmarks-history.md section 7.
  *
  *   progstats -- CMD [ARG...]
  *

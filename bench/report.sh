@@ -169,3 +169,37 @@ progs_check() {
 		done
 	done
 }
+
+# The one table docs/benchmarks.md opens with (--current): the headline
+# figures of the raw output in $OUT as Markdown, with the run's commit,
+# machine and date from its machine.txt. Ratios are against baselines of
+# the same boot; the full tables above hold every figure.
+current_table() {
+	local m=$OUT/machine.txt txt
+	txt=$(mktemp)
+	overhead_table > "$txt" 2>/dev/null
+	echo "Run: $(sed -n 's/^date: //p' "$m"), commit $(sed -n 's/^commit: //p' "$m" | grep . || echo 'not recorded');"
+	echo "host $(sed -n 's/^host: //p' "$m"); guest $(sed -n 's/^guest kernel: //p' "$m") under QEMU/TCG;"
+	echo "load average $(sed -n 's/^load average at start: //p' "$m" | cut -d' ' -f1) at start."
+	echo
+	echo "| measure | gpreempt | baseline (same boot) | ratio |"
+	echo "| --- | --- | --- | --- |"
+	awk '$3 == "added/added:" { for (i = 4; i <= NF; i += 4) r[$1, $2, $i] = $(i + 1) }
+	     $3 ~ /^[0-9]+$/ && $7 ~ /^-?[0-9]+$/ && NF == 9 { add[$1, $2] = $7 }
+	     END { split("create dbg create-p dbg-p", L, " ")
+		split("gp-fentry gp-summary", G, " ")
+		for (g = 1; g <= 2; g++) for (l = 1; l <= 4; l++) {
+			if (!((G[g], L[l]) in add)) continue
+			base = (G[g] == "gp-summary" && (("bt-hist", L[l]) in add)) ? "bt-hist" : "bpftrace"
+			if (!((base, L[l]) in add)) continue
+			printf "| added ns per traced call, %s loop | %s: %d | %s: %d | %s |\n", L[l], G[g],
+				add[G[g], L[l]], base, add[base, L[l]], r[G[g], L[l], base] "x" }
+		}' "$txt"
+	awk '/^Exec to attached/ { on = 1; next } on && NF == 5 && $2 ~ /^[0-9]+$/ { ms[$1] = $3; rss[$1] = $4 }
+	     END { if (("gp-fentry" in ms) && ("bpftrace" in ms)) {
+			printf "| exec to attached, ms (median) | %d | bpftrace: %d | %.2fx |\n", ms["gp-fentry"], ms["bpftrace"], ms["gp-fentry"] / ms["bpftrace"]
+			printf "| VmRSS when attached, MB | %.1f | bpftrace: %.1f | %.2fx |\n", rss["gp-fentry"] / 1024, rss["bpftrace"] / 1024, rss["gp-fentry"] / rss["bpftrace"] } }' "$txt"
+	ctl_table 2>/dev/null | awk '$1 == "daemon" || $1 == "oneshot" {
+		printf "| request to SUSPEND ioctl, %s, us p50 / p99 | %s / %s | | |\n", $1, $3, $4 }'
+	rm -f "$txt"
+}

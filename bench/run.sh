@@ -5,6 +5,7 @@
 #
 #   bench/run.sh [--quick] [--only PART]... [-k SLOT]
 #   bench/run.sh --report       the tables again, from the last raw output
+#   bench/run.sh --current      docs/benchmarks.md's table, from the same
 #
 # PART: overhead  per-call tracer overhead in the VM (untraced, bpftrace,
 #                 ftrace function_graph, tracefs kprobe+hist, gpreempt-trace
@@ -55,6 +56,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--report) report=1 ;;
+	--current) report=2 ;;
 	--only) [ $# -ge 2 ] || usage; parts+=("$2"); shift ;;
 	-k) [ $# -ge 2 ] || usage; slot=$2; shift ;;
 	-h|--help) usage 0 ;;
@@ -109,6 +111,7 @@ build_tools() {
 machine() {
 	{
 		echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "commit: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), kernel $(uname -r)"
 		echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -192,7 +195,7 @@ vm_boot() { # part...
 		esac
 		{ echo "("; cat "bench/guest-$p.sh"; echo ")"; } >> "$script"
 	done
-	log "vm: booting $slot for $* ($append); raw output in $raw"
+	log "vm: booting $slot for $* ($append); raw output in ${raw#"$top"/}"
 	VM_EXTRA_BINS="$bins ${VM_EXTRA_BINS:-}" VM_APPEND="$append ${VM_APPEND:-}" \
 		scripts/vm.sh run -s "$script" -k "$slot" 2>&1 |
 		tr -d '\r' | grep -v 'not a dynamic executable' > "$raw" || true
@@ -328,7 +331,7 @@ bpf_part() {
 		cost="-c ${BENCH_CHUNKS:-200}"
 		rb="-d 1 -n ${BENCH_TRIALS:-3}"
 	fi
-	log "bpf: per-event cost and ring-buffer throughput; raw output in $raw"
+	log "bpf: per-event cost and ring-buffer throughput; raw output in ${raw#"$top"/}"
 	: > "$raw"
 	# shellcheck disable=SC2086
 	"$OUT/build/bpf-cost" cost $cost >> "$raw" || { tap fail "bpf: cost ran" "see stderr above"; return; }
@@ -470,6 +473,11 @@ ctl_host() {
 	return 0
 }
 
+if [ $report = 2 ]; then
+	[ -s "$OUT/overhead.raw" ] && overhead_summary
+	current_table
+	exit 0
+fi
 if [ $report = 1 ]; then
 	[ -s "$OUT/overhead.raw" ] && overhead_summary
 	overhead_table

@@ -172,7 +172,7 @@ static __always_inline int gp_lean_enter(__u32 op, void *ptr, void *aux,
  * after a success, with what KFD wrote back): one copy of the struct's
  * first 56 bytes, not eight to ten reads, each a helper call (the event
  * mode entry probe spent 2.1 us in the VM, 0.8 us after this and the
- * pending rows: docs/benchmarks.md sections 7.1 and 8.1).
+ * pending rows: docs/benchmarks-history.md sections 7.1 and 8.1).
  */
 static __always_inline void gp_create_args(struct gp_event *e, void *data,
 					   bool out)

@@ -11,7 +11,7 @@
  * Why: in the VM, the entry probe of a failing CREATE_QUEUE spent 3.2 us
  * building an event nobody reads (comm, cgroup, namespace pid, 8 argument
  * reads, a 144-byte hash-map value) and the return 1.5 us on the pending
- * map (bpf_stats, 6.12 guest, 2026-11-23; docs/benchmarks.md section 7).
+ * map (bpf_stats, 6.12 guest, 2026-11-23; docs/benchmarks-history.md section 7).
  * A thread's slot is an array element, not a hash insert and delete.
  *
  * Where the slots live: a row of gp_lean_rows (rows.bpf.h), or task

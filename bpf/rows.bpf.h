@@ -10,7 +10,7 @@
  *
  * Why: an array lookup is a few inlined instructions; task storage and
  * the hash are helper calls with locks. In the VM (bench --only progs,
- * 6.12 guest, 2026-11-23; docs/benchmarks.md section 8), summary mode's
+ * 6.12 guest, 2026-11-23; docs/benchmarks-history.md section 8), summary mode's
  * create pair spent 666 + 529 ns of BPF with task storage, 251 + 435 ns
  * with a row; event mode's dbg call 8.4 us with the hash, 6.2 us with
  * rows (and one read of the ioctl's arguments). The array is shared by

@@ -3,13 +3,15 @@
 # Run gpreempt's test suites and sum them. Every suite prints TAP; a test
 # binary that dies without reporting a failure counts as one.
 #
-#   scripts/run-tests.sh [all|structure|unit|bpf|bats|fuzz|vm]...
+#   scripts/run-tests.sh [all|structure|unit|bpf|bats|fuzz|doc|vm]...
 #
 # structure  the include lines keep the layers (tests/structure)
 # unit  L0: C unit tests of pure logic (tests/unit)
 # bpf   L1: BPF logic under BPF_PROG_TEST_RUN in the host kernel (tests/bpf)
 # bats  CLI tests of the real binaries on the host (tests/bats)
 # fuzz  the socket protocol parser under libFuzzer, time-bounded
+# doc   every shell block of README.md and docs/*.md, as its tag says (host,
+#       6.12 guest), and no tracked file names a path outside the tree
 # vm    L2: the static tools against real KFD in QEMU, every kernel
 #       (KERNELS="6.1 6.12 7.x" and VMTESTS="GLOB ..." narrow it)
 # bench quick mode of the benchmarks (bench/run.sh --quick): they ran and
@@ -24,7 +26,7 @@ log=$(mktemp /tmp/gptests.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
 [ $# -gt 0 ] || set -- all
-[ "$1" = all ] && set -- structure unit bpf bats fuzz vm bench
+[ "$1" = all ] && set -- structure unit bpf bats fuzz doc vm bench
 
 # Record one synthetic TAP failure (build breaks, crashed binaries).
 fail_line() { echo "not ok - $*" | tee -a "$log"; }
@@ -86,6 +88,10 @@ for suite in "$@"; do
 		if [ -x tests/fuzz/run.sh ]; then
 			run_tap fuzz tests/fuzz/run.sh
 		fi ;;
+	doc)
+		mount_tracing
+		run_tap paths tests/doc/paths.sh
+		run_tap doc tests/doc/doctest.sh ;;
 	vm)
 		args=()
 		for k in ${KERNELS:-}; do args+=(-k "$k"); done

@@ -4,7 +4,7 @@
 # clearly without /dev/kfd or root, rejects bad input, and its analysis
 # step (--analyze-only) turns the synthetic fixture
 # tests/unit/fixtures/l3/demo into a summary, NDJSON verdicts and plot
-# data, and the README's example reports are what the code prints. The
+# data, and the docs' example reports are what the code prints. The
 # GPU runs themselves are L3 and never run here.
 
 bats_require_minimum_version 1.5.0
@@ -115,10 +115,10 @@ standin_kit() {
 	[[ "$output" == *"hipcc not found"* ]]
 }
 
-# The README's two example reports are the fixtures' real output: they
+# The docs' two example reports are the fixtures' real output: they
 # must not drift from the code.
-@test "README: the kit's example report is l3-analyze's output on the fixture" {
-	README=$BATS_TEST_DIRNAME/../../README.md
+@test "docs/hardware-kit.md: the kit's example report is l3-analyze's output on the fixture" {
+	README=$BATS_TEST_DIRNAME/../../docs/hardware-kit.md
 	cp -r "$DEMO/runs" "$WORK/"
 	"$KIT" --analyze-only "$WORK" | grep -v '^plots:' > "$WORK/got" || true
 	awk '/^RUN             REQS/,/FAIL  \(2 failed\)/' "$README" > "$WORK/want"
@@ -126,10 +126,10 @@ standin_kit() {
 	diff -u "$WORK/want" "$WORK/got"
 }
 
-@test "README: the snapshot example is gpreempt-ctl snapshot on the fixture root" {
+@test "docs/snapshot.md: the snapshot example is gpreempt-ctl snapshot on the fixture root" {
 	CTL=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
 	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
-	README=$BATS_TEST_DIRNAME/../../README.md
+	README=$BATS_TEST_DIRNAME/../../docs/snapshot.md
 	"$CTL" snapshot --root "$BATS_TEST_DIRNAME/../unit/fixtures/snapshot_root" |
 		tail -n +2 > "$WORK/got"
 	awk '/^KFD topology: 3 nodes, 2 GPUs/,/^HQDs node 2 gpu 23373/' "$README" > "$WORK/want"

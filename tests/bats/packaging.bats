@@ -109,7 +109,9 @@ need() {
 	done
 }
 
-@test "README names every option of both tools' --help (short or long form)" {
+@test "README or docs/ name every option of both tools' --help (short or long form)" {
+	docs=$BATS_TEST_TMPDIR/docs.md
+	cat README.md docs/*.md > "$docs"
 	opts=$("$OUT/bin/gpreempt-trace" --help)
 	for c in list suspend resume status check daemon; do
 		opts+=$'\n'$("$OUT/bin/gpreempt-ctl" "$c" --help)
@@ -118,12 +120,12 @@ need() {
 	# Option lines: "  -d, --duration=DURATION   ..." or "      --check  ...".
 	while read -r short long; do
 		case $long in --help|--usage|--version) continue ;; esac
-		grep -qe "$long[] =\`,)]" README.md && continue
-		[ "$short" != none ] && grep -qe "\`$short[ \`]" README.md && continue
+		grep -qe "$long[] =\`,)]" "$docs" && continue
+		[ "$short" != none ] && grep -qe "\`$short[ \`]" "$docs" && continue
 		missing+=("$long")
 	done < <(sed -nE 's/^ +(-[A-Za-z], )?(--[a-z][a-z-]+).*/\1 \2/p' <<< "$opts" |
 		 sed 's/,//' | awk 'NF == 1 { print "none", $1; next } { print }' | sort -u)
-	[ ${#missing[@]} -eq 0 ] || { echo "README lacks: ${missing[*]}"; false; }
+	[ ${#missing[@]} -eq 0 ] || { echo "README and docs/ lack: ${missing[*]}"; false; }
 }
 
 @test "the unit, the example config and the man page's FILES name every Arbitration option" {
@@ -154,7 +156,7 @@ need() {
 	[ -z "$output" ]
 }
 
-@test "systemd-analyze security: the score is the README's" {
+@test "systemd-analyze security: the score is docs/service.md's" {
 	need systemd-analyze systemd
 	d=$BATS_TEST_TMPDIR/root
 	run -0 make -s OUTPUT="$OUT" BINDIR="$OUT/bin" install PREFIX="$d/usr" \
@@ -163,8 +165,8 @@ need() {
 		"$d/usr/lib/systemd/system/gpreempt.service"
 	score=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p' <<< "$output")
 	[ -n "$score" ]
-	grep -q "systemd-analyze security.* $score " README.md ||
-		{ echo "README does not record the exposure level $score"; false; }
+	grep -q "systemd-analyze security.* $score " docs/service.md ||
+		{ echo "docs/service.md does not record the exposure level $score"; false; }
 }
 
 @test "make deb builds a package that lintian passes without errors" {

@@ -59,7 +59,7 @@ struct gp_probe_opts {
 	 * Wake the fd at once for GP_IMMEDIATE_OPS (always so with
 	 * GP_EMIT_IMMEDIATE). Off, everything is batched: what a printing
 	 * tracer wants, since a wakeup per event cost a sparse traced call
-	 * ~110 us of TCG time in the paced VM loop (docs/benchmarks.md §6).
+	 * ~110 us of TCG time in the paced VM loop (docs/benchmarks-history.md §6).
 	 */
 	bool immediate;
 	bool no_seed;		/* skip seeding the map from sysfs */

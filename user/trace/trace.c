@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 	/*
 	 * Events written to /dev/null are wanted by nobody (a service whose
 	 * output is discarded, scraped through --metrics): keep only the
-	 * in-kernel summary, the cheapest mode (docs/benchmarks.md, 7).
+	 * in-kernel summary, the cheapest mode (docs/benchmarks-history.md, 7).
 	 */
 	if (!env.summary && !env.check && gp_fd_is_null(STDOUT_FILENO)) {
 		env.summary = true;
