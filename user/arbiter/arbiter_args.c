@@ -10,7 +10,7 @@
 enum {
 	OPT_ONLINE = 0x200, OPT_OFFLINE, OPT_DETECT, OPT_RESUME_AFTER,
 	OPT_SHARE, OPT_WINDOW, OPT_POLL, OPT_LAUNCH_GRACE,
-	OPT_SCOPE, OPT_GANG,
+	OPT_SCOPE, OPT_GANG, OPT_KFD_PROC,
 };
 
 static const struct argp_option arb_options[] = {
@@ -44,6 +44,9 @@ static const struct argp_option arb_options[] = {
 	  "Offline processes suspended and resumed as one job: by cgroup "
 	  "(default: a container, a systemd unit, a Slurm step), by process "
 	  "group, or none (each process alone)", 1 },
+	{ "kfd-proc", OPT_KFD_PROC, "DIR", 0,
+	  "A STAND-IN for /sys/class/kfd/kfd/proc (PID/queues/QID/{gpuid,"
+	  "type,size}), for tests on machines without a GPU", 1 },
 	{ "poll", OPT_POLL, "DURATION", 0,
 	  "Queue polling period for --detect queues (default 200us)", 1 },
 	{ 0 },
@@ -159,6 +162,9 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 				   "none", arg);
 			return EINVAL;
 		}
+		break;
+	case OPT_KFD_PROC:
+		o->kfd_proc_dir = arg;
 		break;
 	case OPT_POLL:
 		if (duration(state, "poll", arg, &o->poll_ns, false))
