@@ -125,3 +125,17 @@ reload() { # TEXT
 	run -0 "$CTL" notify busy --pid "$S" --gpu 10009 -s "$SOCK"
 	pol '[.[] | select(.type == "gpu")] | map(.gpu_id) == [10009]'
 }
+
+@test "metrics: one series per GPU machine, labelled by gpu_id" {
+	command -v curl >/dev/null || skip "no curl"
+	sleep 300 & S=$!
+	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	daemon_bg -s "$SOCK" --online pid="$S" --offline comm=no-such-job \
+		--metrics "127.0.0.1:$PORT"
+	run -0 "$CTL" notify busy --pid "$S" --gpu 10001,10002 -s "$SOCK"
+	run -0 "$CTL" notify idle --pid "$S" --gpu 10002 -s "$SOCK"
+	run -0 curl -sS "http://127.0.0.1:$PORT/metrics"
+	[[ "$output" == *'gpreempt_gpu_online_busy{gpu_id="10001"} 1'* ]]
+	[[ "$output" == *'gpreempt_gpu_online_busy{gpu_id="10002"} 0'* ]]
+	[[ "$output" == *'# TYPE gpreempt_gpu_suspends_total counter'* ]]
+}

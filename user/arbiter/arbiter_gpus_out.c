@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "arbiter_int.h"
+#include "prom.h"
 #include "util.h"
 
 void arbg_policy_lines(struct daemon *d, struct client *c)
@@ -65,5 +66,43 @@ void arbg_policy_lines(struct daemon *d, struct client *c)
 			    list, p->nq, susp, p->whole,
 			    (unsigned long long)p->suspend_ioctls,
 			    (unsigned long long)p->resume_ioctls);
+	}
+}
+
+/* Per-GPU families of the --metrics scrape, labelled by gpu_id. */
+void arbg_metrics(const struct arbiter *a, struct prom_buf *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{ "gpreempt_gpu_online_busy", "gauge",
+		  "1 while online is busy on this GPU (gpu_id), else 0." },
+		{ "gpreempt_gpu_offline_units", "gauge",
+		  "Offline units (processes or gangs) with queues on this GPU." },
+		{ "gpreempt_gpu_suspends_total", "counter",
+		  "Suspends of offline units by this GPU's policy." },
+		{ "gpreempt_gpu_resumes_total", "counter",
+		  "Resumes of offline units by this GPU's policy." },
+		{ "gpreempt_gpu_budget_resumes_total", "counter",
+		  "This GPU's --min-offline-share resumes while online was "
+		  "busy." },
+	};
+	const struct gp_gpolicy *g = a->g;
+	char lab[64], id[16];
+
+	if (!g)
+		return;
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		prom_family(b, fam[f].name, fam[f].type, fam[f].help);
+		for (int i = 0; i < g->nslot; i++) {
+			const struct gp_policy *p = &g->slot[i]->p;
+			double v[] = { gp_policy_online_busy(p), p->n_off,
+				       p->st.suspends, p->st.resumes,
+				       p->st.budget_resumes };
+
+			snprintf(id, sizeof(id), "%u", g->slot[i]->gpu_id);
+			prom_sample(b, fam[f].name, prom_labels(lab,
+				    sizeof(lab), "gpu_id", id, NULL), v[f]);
+		}
 	}
 }
