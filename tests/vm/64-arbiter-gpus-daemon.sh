@@ -129,11 +129,18 @@ fi
 # --- 2. a gang of real ROCr processes ---
 n="arbiter --gang cgroup: two ROCr processes of one cgroup are suspended and resumed together"
 if rocr_present "$n"; then
+	# The kernel shows a process's cgroup v2 path ("0::" in
+	# /proc/PID/cgroup) only once a cgroup2 hierarchy is mounted
+	# (proc_cgroup_show, cgrp_dfl_visible): systemd always mounts one;
+	# the guest's minimal init does not.
+	grep -q ' cgroup2 ' /proc/mounts ||
+		{ mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup; }
 	if rocr_target gr1 && R1=$TPID && rocr_target gr2 && R2=$TPID; then
 		standin_queue "$R1" 0 10001
 		standin_queue "$R2" 0 10002
-		if [ "$(grep '^0::' /proc/$R1/cgroup)" != "$(grep '^0::' /proc/$R2/cgroup)" ]; then
-			gp_fail "$n" "the two ROCr processes are not in one cgroup"
+		c1=$(grep '^0::' /proc/$R1/cgroup)
+		if [ -z "$c1" ] || [ "$c1" != "$(grep '^0::' /proc/$R2/cgroup)" ]; then
+			gp_fail "$n" "the two ROCr processes are not in one cgroup v2 group: $(cat /proc/$R1/cgroup /proc/$R2/cgroup)"
 		elif d_start --offline cmdline=/tmp/gr &&
 		     wait_log "offline pid $R1 .* attached" 30 &&
 		     wait_log "offline pid $R2 .* attached" 30 &&
