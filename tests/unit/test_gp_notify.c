@@ -48,9 +48,34 @@ TEST(answers_are_read_in_order)
 	close(sv[1]);
 }
 
+/* The GPU field: the line the daemon's parser (arb_proto.c) takes. */
+TEST(gpu_field_sent_as_gpu_ids)
+{
+	const unsigned int ids[] = { 10001, 10002 }, zero[] = { 0 };
+	char buf[128] = "";
+	int sv[2];
+	ssize_t n;
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	CHECK(write(sv[1], "ok\n", 3) == 3);
+	CHECK(gp_notify_busy_gpus(sv[0], ids, 2) == 0);
+	CHECK(write(sv[1], "ok\n", 3) == 3);
+	CHECK(gp_notify_idle_gpus(sv[0], ids, 0) == 0);
+	n = read(sv[1], buf, sizeof(buf) - 1);
+	CHECK(n > 0);
+	buf[n > 0 ? n : 0] = 0;
+	CHECK(!strcmp(buf, "busy gpu=10001,10002\nidle\n"));
+	/* refused before anything is sent */
+	CHECK(gp_notify_busy_gpus(sv[0], zero, 1) == -EINVAL);
+	CHECK(gp_notify_busy_gpus(sv[0], ids, 65) == -EINVAL);
+	gp_notify_close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	RUN(timeout_ends_the_connection);
 	RUN(answers_are_read_in_order);
+	RUN(gpu_field_sent_as_gpu_ids);
 	return tap_done();
 }

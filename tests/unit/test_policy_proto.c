@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* L0: the arbiter's socket verbs (arb_proto.h): parse, format, kv lines. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tap.h"
@@ -73,6 +74,48 @@ TEST(format_round_trip)
 	CHECK(arb_format_request(buf, 8, &r) == -ENOSPC);
 }
 
+/* busy/idle gpu=: KFD gpu_ids, the GPUs the online work is on. */
+TEST(gpu_field)
+{
+	struct arb_req r = { .verb = ARB_IDLE, .pid = 7, .ngpus = 2,
+			     .gpus = { 10001, 4294967295u } };
+	char buf[96];
+
+	CHECK(parse("busy pid=42 gpu=10001\n") == 1 && q.ngpus == 1 &&
+	      q.gpus[0] == 10001 && q.pid == 42);
+	CHECK(parse("busy gpu=10001,10002,3 scope=pid\n") == 1 &&
+	      q.ngpus == 3 && q.gpus[1] == 10002 && q.gpus[2] == 3 &&
+	      q.pid_scope);
+	CHECK(parse("idle gpu=4294967295") == 1 && q.gpus[0] == 4294967295u);
+	CHECK(parse("busy\n") == 1 && q.ngpus == 0);
+	CHECK(parse("busy gpu=0\n") == -1);	/* 0 is a CPU node */
+	CHECK_STR(e.msg, "gpu is one or more distinct non-zero KFD gpu_ids, "
+		  "comma-separated (at most 64): 'gpu=0'");
+	CHECK(parse("busy gpu=4294967296\n") == -1);
+	CHECK(parse("busy gpu=1,1\n") == -1);
+	CHECK(parse("busy gpu=1,\n") == -1);
+	CHECK(parse("busy gpu=,1\n") == -1);
+	CHECK(parse("busy gpu=\n") == -1);
+	CHECK(parse("busy gpu=0x10\n") == -1);
+	CHECK(parse("busy gpu=1 gpu=2\n") == -1);
+	CHECK(parse("classify pid=3 class=none gpu=1\n") == -1);
+	CHECK(parse("watch pid=1 queue=0 wptr=0x8 rptr=0x8 gpu=1\n") == -1);
+	/* 64 ids fit, 65 do not */
+	{
+		char l[1024] = "busy gpu=1";
+		int i;
+
+		for (i = 2; i <= 64; i++)
+			snprintf(l + strlen(l), sizeof(l) - strlen(l), ",%d", i);
+		CHECK(parse(l) == 1 && q.ngpus == 64 && q.gpus[63] == 64);
+		strcat(l, ",65");
+		CHECK(parse(l) == -1);
+	}
+	CHECK(arb_format_request(buf, sizeof(buf), &r) > 0);
+	CHECK_STR(buf, "idle pid=7 gpu=10001,4294967295\n");
+	CHECK(parse(buf) == 1 && q.ngpus == 2 && q.gpus[1] == 4294967295u);
+}
+
 TEST(kv_lines)
 {
 	struct arb_kv kv;
@@ -93,6 +136,7 @@ int main(void)
 	RUN(not_ours);
 	RUN(malformed_refused_with_reason);
 	RUN(format_round_trip);
+	RUN(gpu_field);
 	RUN(kv_lines);
 	return tap_done();
 }

@@ -7,6 +7,8 @@
 # runtime enabled (real KFD processes; the VM has no GPU, so they have no
 # queues: what is checked is that each suspend/resume reaches the kernel,
 # when, and from whom). Real AQL queues are only on a real GPU (L3).
+# --scope node: processes without queues sit on no GPU, so only the node
+# machine suspends them (per-GPU scope: 64-arbiter-gpus-daemon.sh).
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
 . /gp/tests/vm/trace_lib.sh
@@ -93,7 +95,7 @@ d_start() { # extra flags; the log is appended to
 	rm -f /tmp/arb.ready
 	gpreempt-ctl daemon --socket $SOCK --ready /tmp/arb.ready --group 65534 \
 		--online cmdline=online-standin --offline cmdline=ready:/tmp/off \
-		--resume-after 300ms "$@" 2>> $LOG &
+		--resume-after 300ms --scope node "$@" 2>> $LOG &
 	DPID=$!
 }
 # No budget here: a budget resume could come before --resume-after.

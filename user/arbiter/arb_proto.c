@@ -47,13 +47,37 @@ static int hex_addr(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
+int arb_parse_gpus(const char *s, size_t n, struct arb_req *q)
+{
+	const char *end = s + n;
+
+	while (s < end) {
+		const char *c = memchr(s, ',', end - s);
+		size_t l = (c ? c : end) - s;
+		uint64_t id;
+		int i;
+
+		if (parse_dec(s, l, UINT32_MAX, &id) || !id ||
+		    q->ngpus == ARB_MAX_REQ_GPUS)
+			return -1;
+		for (i = 0; i < q->ngpus; i++)
+			if (q->gpus[i] == id)
+				return -1;
+		q->gpus[q->ngpus++] = id;
+		if (c && c + 1 == end)
+			return -1;	/* a trailing comma */
+		s = c ? c + 1 : end;
+	}
+	return q->ngpus ? 0 : -1;
+}
+
 int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 		      struct gp_err *e)
 {
 	static const char *const verbs[] = { NULL, "busy", "idle", "classify",
 					     "policy", "watch" };
 	bool have_pid = false, have_scope = false, have_class = false;
-	bool have_q = false, have_w = false, have_r = false;
+	bool have_q = false, have_w = false, have_r = false, have_g = false;
 	const char *p = line, *end = line + len, *w;
 	size_t vl;
 	int v;
@@ -100,6 +124,13 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 			else if (!(wl == 10 && !memcmp(eq + 1, "conn", 4)))
 				return bad(e, "scope is conn or pid", w, wl);
 			have_scope = true;
+		} else if ((q->verb == ARB_BUSY || q->verb == ARB_IDLE) &&
+			   eq - w == 3 && !memcmp(w, "gpu", 3) && !have_g) {
+			if (arb_parse_gpus(eq + 1, w + wl - eq - 1, q))
+				return bad(e, "gpu is one or more distinct "
+					   "non-zero KFD gpu_ids, comma-"
+					   "separated (at most 64)", w, wl);
+			have_g = true;
 		} else if (q->verb == ARB_CLASSIFY && eq - w == 5 &&
 			   !memcmp(w, "class", 5) && !have_class) {
 			char c[16];
@@ -155,6 +186,9 @@ int arb_format_request(char *buf, size_t len, const struct arb_req *q)
 	if (q->pid_scope)
 		n += snprintf(buf + n, n < (int)len ? len - n : 0,
 			      " scope=pid");
+	for (int i = 0; i < q->ngpus; i++)
+		n += snprintf(buf + n, n < (int)len ? len - n : 0, "%s%u",
+			      i ? "," : " gpu=", q->gpus[i]);
 	if (q->verb == ARB_CLASSIFY)
 		n += snprintf(buf + n, n < (int)len ? len - n : 0, " class=%s",
 			      gp_pclass_name(q->cls));

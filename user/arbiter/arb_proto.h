@@ -4,15 +4,19 @@
  * rules: one line, single spaces, plain decimal, every key once, replies
  * are INFO lines then "ok" or "err EXIT ERRNO MESSAGE").
  *
- *   busy [pid=N] [scope=conn|pid]
- *   idle [pid=N] [scope=conn|pid]
+ *   busy [pid=N] [scope=conn|pid] [gpu=ID[,ID...]]
+ *   idle [pid=N] [scope=conn|pid] [gpu=ID[,ID...]]
  *       Online work starts / ends. No pid: the peer itself (SO_PEERCRED,
  *       right across pid namespaces). scope=conn (default): the busy
  *       belongs to this connection, counts (busy twice needs idle twice)
  *       and ends when the connection closes. scope=pid: it belongs to
  *       the pid and ends with idle scope=pid or the pid's exit (for
  *       one-shot clients: gpreempt-ctl notify). Allowed to root and to
- *       the online process's own uid.
+ *       the online process's own uid. gpu= names the GPUs the work is
+ *       on by KFD gpu_id (topology/nodes/N/gpu_id, never a HIP or ROCr
+ *       device index: those are renumbered per process); up to
+ *       ARB_MAX_REQ_GPUS distinct non-zero ids. Without it: every GPU
+ *       the process has queues on.
  *   classify pid=N class=online|offline|none
  *       Run-time class, wins over the selectors. Root, or a --group
  *       member for its own uid's processes.
@@ -51,6 +55,8 @@
 enum arb_verb { ARB_NONE, ARB_BUSY, ARB_IDLE, ARB_CLASSIFY, ARB_POLICY,
 		ARB_WATCH };
 
+#define ARB_MAX_REQ_GPUS 64	/* 8 cards in CPX mode */
+
 struct arb_req {
 	enum arb_verb verb;
 	pid_t pid;		/* 0: the peer */
@@ -58,6 +64,8 @@ struct arb_req {
 	enum gp_pclass cls;	/* classify */
 	uint32_t queue;		/* watch */
 	uint64_t wptr, rptr;	/* watch: addresses in pid's memory */
+	int ngpus;		/* busy/idle gpu=: 0 when not given */
+	uint32_t gpus[ARB_MAX_REQ_GPUS];
 };
 
 /*
@@ -66,6 +74,9 @@ struct arb_req {
  */
 int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 		      struct gp_err *e);
+/* "ID[,ID...]" (s[0..n)): distinct non-zero u32 gpu_ids, at most
+ * ARB_MAX_REQ_GPUS, appended to q->gpus. 0, or -1 malformed. */
+int arb_parse_gpus(const char *s, size_t n, struct arb_req *q);
 /* The request line of q ("\n" included). Length or -ENOSPC. */
 int arb_format_request(char *buf, size_t len, const struct arb_req *q);
 

@@ -66,6 +66,9 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	a->started = monotonic_ns();
 	gp_qwatch_init(&a->qw);
 	gp_policy_init(&a->pol, &a->cfg, a->started);
+	if (arbg_start(a))
+		return gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "arbiter: no "
+				  "memory for the per-GPU policy");
 	daemon_module_set_data(d, &arbiter_module, a);
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
@@ -73,10 +76,12 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 		 o->detect_queues ? ",queues" : "",
 		 o->detect_launch ? ",launch" : "");
 	dlog("arbiter: %d online and %d offline selector%s, detect %s, "
-	     "--resume-after %s, --min-offline-share %u%%, --window %s",
+	     "--resume-after %s, --min-offline-share %u%%, --window %s, "
+	     "--scope %s, --gang %s",
 	     o->cls.n_online, o->cls.n_offline,
 	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", det + 1, ra,
-	     a->cfg.min_offline_share, win);
+	     a->cfg.min_offline_share, win, gp_scope_name(o->scope),
+	     gp_gang_name(o->gang));
 	arbq_start(d);
 	arbl_start(d);
 	return 0;
@@ -91,6 +96,7 @@ void arbiter_stop(struct daemon *d)
 		return;
 	arbl_stop(d);
 	arbq_stop(d);
+	arbg_stop(a);
 	/* targets_shutdown resumes and detaches every session. */
 	for (i = 0; i < a->n; i++)
 		if (a->p[i].pidfd >= 0)
@@ -139,6 +145,12 @@ void arb_apply(struct daemon *d)
 	struct arbiter *a = arb_of(d);
 	int i;
 
+	if (a->g) {
+		/* gpu scope: the node machine's view only, never acted on */
+		a->act.n = 0;
+		arbg_apply(d);
+		return;
+	}
 	for (i = 0; i < a->act.n; i++) {
 		const struct gp_paction *x = &a->act.a[i];
 		bool susp = x->op == GP_POP_SUSPEND;
@@ -212,8 +224,11 @@ void arb_offline_join(struct daemon *d, struct arb_proc *p)
 	p->joined = true;
 	p->own_session = !had;
 	gp_policy_offline_attached(&a->pol, monotonic_ns(), p->pid, &a->act);
+	if (a->g)
+		arbg_attached(d, p);
 	alog(a, "offline pid %d (%s) attached%s", p->pid, p->comm,
-	     a->act.n ? ", online busy: suspending" : "");
+	     (a->g ? a->gact->n : a->act.n) ? ", online busy: suspending" :
+	     "");
 	arb_apply(d);
 }
 
@@ -225,9 +240,13 @@ void arb_leave(struct daemon *d, struct arb_proc *p, const char *why)
 
 	if (p->cls == GP_CLASS_OFFLINE && p->joined) {
 		gp_policy_offline_gone(&a->pol, now, p->pid, &a->act);
+		if (a->g)
+			gp_gpolicy_offline_gone(a->g, now, p->pid, a->gact);
 		p->joined = false;
 	} else if (p->cls == GP_CLASS_ONLINE) {
 		gp_policy_online_gone(&a->pol, now, p->pid, &a->act);
+		if (a->g)
+			gp_gpolicy_online_gone(a->g, now, p->pid, a->gact);
 	}
 	alog(a, "%s pid %d (%s) %s", gp_pclass_name(p->cls), p->pid,
 	     p->comm, why);
@@ -350,6 +369,8 @@ static void qw_busy(void *ctx, int pid, bool busy)
 		gp_policy_idle(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
 			       &a->act);
 	}
+	if (a->g)
+		arbg_edge(a, ARB_SRC_QWATCH(pid), pid, NULL, 0, busy);
 	alog(a, "queues of pid %d: %s", pid, busy ? "busy (write > read)" :
 	     "idle (write == read)");
 }
@@ -387,12 +408,16 @@ void arbiter_tick(struct daemon *d)
 	now = monotonic_ns();
 	if (now >= a->next_scan) {
 		arb_scan(d);
+		if (a->g)
+			arbg_rescan(d);
 		a->next_scan = now + ARB_SCAN_MS * NSEC_PER_MSEC;
 	}
 	arbq_tick(d);
 	arbl_tick(d);
 	arb_poll_queues(d, now);
 	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
+	if (a->g)
+		gp_gpolicy_tick(a->g, monotonic_ns(), a->gact);
 	arb_apply(d);
 }
 
@@ -403,7 +428,8 @@ uint64_t arbiter_deadline(const struct daemon *d)
 
 	if (!a)
 		return 0;
-	p = gp_policy_next_deadline(&a->pol);
+	p = a->g ? gp_gpolicy_next_deadline(a->g) :
+		   gp_policy_next_deadline(&a->pol);
 	if (p > a->next_scan)
 		p = a->next_scan;
 	if (a->o->detect_queues && a->qw.n && a->next_poll < p)
@@ -460,6 +486,9 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 	was = gp_policy_online_busy(&a->pol);
 	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
 				&a->act);
+	if (a->g)
+		gp_gpolicy_source_closed(a->g, monotonic_ns(), (uintptr_t)c,
+					 a->gact);
 	if (was && !gp_policy_online_busy(&a->pol))
 		alog(a, "connection of pid %d closed: its busy ends",
 		     c->pid);
@@ -477,6 +506,10 @@ void arbiter_target_gone(struct daemon *d, int pid)
 	/* The session is gone (exit or detach): nothing to resume. */
 	gp_policy_offline_gone(&a->pol, monotonic_ns(), pid, &a->act);
 	a->act.n = 0;
+	if (a->g) {
+		gp_gpolicy_offline_gone(a->g, monotonic_ns(), pid, a->gact);
+		a->gact->n = 0;
+	}
 	p->joined = p->own_session = false;
 	p->retry_at = monotonic_ns() + NSEC_PER_SEC;
 }

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpolicy.h"
 #include "policy.h"
 #include "select.h"
 
@@ -38,6 +39,8 @@ struct arbiter_opts {
 	struct gp_classifier cls;
 	struct gp_policy_cfg pol;
 	bool detect_notify, detect_queues, detect_launch;
+	enum gp_scope scope;	/* --scope: gpu (default) or node */
+	enum gp_gang gang;	/* --gang: cgroup (default), pgid, none */
 	uint64_t poll_ns;	/* queue polling period */
 	uint64_t launch_grace_ns; /* --detect launch: busy this long after
 				   * the last launch with no other end */

@@ -10,6 +10,7 @@
 enum {
 	OPT_ONLINE = 0x200, OPT_OFFLINE, OPT_DETECT, OPT_RESUME_AFTER,
 	OPT_SHARE, OPT_WINDOW, OPT_POLL, OPT_LAUNCH_GRACE,
+	OPT_SCOPE, OPT_GANG, OPT_KFD_PROC,
 };
 
 static const struct argp_option arb_options[] = {
@@ -35,6 +36,17 @@ static const struct argp_option arb_options[] = {
 	  "is busy (default 0)", 1 },
 	{ "window", OPT_WINDOW, "DURATION", 0,
 	  "The --min-offline-share window (default 1s)", 1 },
+	{ "scope", OPT_SCOPE, "gpu|node", 0,
+	  "gpu (default): one policy per GPU (gpu_id); busy on a GPU "
+	  "suspends only the offline queues there. node: one policy for "
+	  "the node, every offline queue (the single-GPU behaviour)", 1 },
+	{ "gang", OPT_GANG, "cgroup|pgid|none", 0,
+	  "Offline processes suspended and resumed as one job: by cgroup "
+	  "(default: a container, a systemd unit, a Slurm step), by process "
+	  "group, or none (each process alone)", 1 },
+	{ "kfd-proc", OPT_KFD_PROC, "DIR", 0,
+	  "A STAND-IN for /sys/class/kfd/kfd/proc (PID/queues/QID/{gpuid,"
+	  "type,size}), for tests on machines without a GPU", 1 },
 	{ "poll", OPT_POLL, "DURATION", 0,
 	  "Queue polling period for --detect queues (default 200us)", 1 },
 	{ 0 },
@@ -45,6 +57,8 @@ void arbiter_opts_default(struct arbiter_opts *o)
 	memset(o, 0, sizeof(*o));
 	gp_policy_cfg_default(&o->pol);
 	o->detect_notify = true;
+	o->scope = GP_SCOPE_GPU;
+	o->gang = GP_GANG_CGROUP;
 	o->poll_ns = 200 * NSEC_PER_USEC;
 	o->launch_grace_ns = 50 * NSEC_PER_MSEC;
 }
@@ -134,6 +148,23 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 	case OPT_WINDOW:
 		if (duration(state, "window", arg, &o->pol.window_ns, false))
 			return EINVAL;
+		break;
+	case OPT_SCOPE:
+		if (gp_scope_parse(arg, &o->scope)) {
+			argp_error(state, "--scope: '%s' is not gpu or node",
+				   arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_GANG:
+		if (gp_gang_parse(arg, &o->gang)) {
+			argp_error(state, "--gang: '%s' is not cgroup, pgid or "
+				   "none", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_KFD_PROC:
+		o->kfd_proc_dir = arg;
 		break;
 	case OPT_POLL:
 		if (duration(state, "poll", arg, &o->poll_ns, false))

@@ -42,6 +42,8 @@ struct arbiter {
 	int n_notify;		/* connections that said busy/idle */
 	const struct client *notify_c[DAEMON_MAX_CLIENTS];
 	struct gp_qwatch qw;	/* --detect queues */
+	struct gp_gpolicy *g;	/* --scope gpu: the deciding policy */
+	struct gp_gactions *gact;	/* its actions, to carry out */
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };
@@ -108,6 +110,24 @@ struct arb_mqd_read *arb_mqd_start(const struct arbiter_opts *o);
 const struct gp_qf_mqd *arb_mqd_result(struct arb_mqd_read *r);
 void arb_mqd_put(struct arb_mqd_read *r);
 void arbq_event(struct daemon *d, const struct gp_event *e);
+
+/* arbiter_gpus.c: --scope gpu (a->g NULL in node scope). */
+int arbg_start(struct arbiter *a);
+void arbg_stop(struct arbiter *a);
+uint64_t arbg_gang_key(enum gp_gang k, int pid);
+void arbg_attached(struct daemon *d, struct arb_proc *p);
+void arbg_rescan(struct daemon *d);
+void arbg_event(struct daemon *d, const struct gp_event *e);
+/* busy/idle on gpus[0..ngpus) (0: pid's GPUs, else all). */
+int arbg_edge(struct arbiter *a, uint64_t src, int pid, const uint32_t *gpus,
+	      int ngpus, bool busy);
+void arbg_apply(struct daemon *d);
+struct gp_gproc;
+bool arbg_held(const struct gp_gproc *p);
+/* The policy verb's and metrics' per-GPU lines (arbiter_gpus_out.c). */
+void arbg_policy_lines(struct daemon *d, struct client *c);
+struct prom_buf;
+void arbg_metrics(const struct arbiter *a, struct prom_buf *b);
 void arbq_policy(struct daemon *d, struct client *c);
 
 #endif

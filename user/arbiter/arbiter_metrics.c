@@ -15,6 +15,8 @@ void arbiter_metrics(const struct daemon *d, struct prom_buf *b)
 {
 	struct arbiter *a = arb_of(d);
 
-	if (a)
+	if (a) {
 		metrics_render_policy(&a->pol, monotonic_ns(), comm_of, a, b);
+		arbg_metrics(a, b);
+	}
 }

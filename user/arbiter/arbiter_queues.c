@@ -100,6 +100,7 @@ void arbq_event(struct daemon *d, const struct gp_event *e)
 
 	if (!q)
 		return;
+	arbg_event(d, e);	/* offline queues' placement, --scope gpu */
 	r = gp_qfeed_event(&q->f, e, &ended);
 	switch (r) {
 	case GP_QF_ADDED:
@@ -133,6 +134,9 @@ void arbq_event(struct daemon *d, const struct gp_event *e)
 		/* The watcher forgot the process while it was busy. */
 		gp_policy_idle(&a->pol, monotonic_ns(), ARB_SRC_QWATCH(e->pid),
 			       e->pid, &a->act);
+		if (a->g)
+			arbg_edge(a, ARB_SRC_QWATCH(e->pid), e->pid, NULL, 0,
+				  false);
 		arb_apply(d);
 	}
 }

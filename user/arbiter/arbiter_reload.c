@@ -16,6 +16,9 @@
  *   start), so the policy stays the one that ends them.
  * - notify or queues turned off ends the busy they reported (a busy
  *   that could no longer be ended by idle would freeze offline).
+ * - --scope or --gang changed: every offline process is resumed and
+ *   leaves (as a reclassification would), the per-GPU policy is made
+ *   anew, and they join it again (suspended at once if online is busy).
  * The daemon checked n with the parser first: a bad file reaches none
  * of this.
  */
@@ -116,7 +119,7 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	struct arbiter *a = arb_of(d);
 	struct gp_err e = {};
 	int i, moved = 0;
-	bool conflict;
+	bool conflict, rescope;
 
 	if (!o)
 		return;		/* the daemon was built without its options */
@@ -140,6 +143,15 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 		     "left): offline processes resumed and released");
 		return;
 	}
+	rescope = n->scope != o->scope || n->gang != o->gang;
+	if (rescope) {
+		for (i = a->n; i-- > 0;)
+			if (a->p[i].cls == GP_CLASS_OFFLINE)
+				arb_set_class(d, &a->p[i], GP_CLASS_NONE,
+					      false, "--scope/--gang changed "
+					      "(reload)");
+		arbg_stop(a);
+	}
 	if (o->detect_notify && !n->detect_notify)
 		end_notify(d);
 	if (o->detect_queues && !n->detect_queues)
@@ -156,6 +168,11 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	a->cfg = n->pol;
 	a->cfg.max_hold_ns = d->max_hold_ns;
 	gp_policy_reconfigure(&a->pol, monotonic_ns(), &a->cfg, &a->act);
+	if (rescope && arbg_start(a))
+		dlog_at(LOG_ERR, "reload: no memory for the per-GPU policy: "
+			"node scope until the next reload");
+	else if (a->g)
+		gp_gpolicy_reconfigure(a->g, monotonic_ns(), &a->cfg, a->gact);
 	arb_apply(d);
 	rearm_holds(d);
 
@@ -173,10 +190,10 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	dlog("arbiter: reloaded: %d online and %d offline selector%s, "
 	     "detect %s, --resume-after %s, --min-offline-share %u%%, "
 	     "--window %s, --poll %s; %d process%s reclassified, "
-	     "%d offline held", o->cls.n_online, o->cls.n_offline,
+	     "%d offline held; --scope %s, --gang %s", o->cls.n_online, o->cls.n_offline,
 	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s",
 	     o->detect_notify && o->detect_queues ? "notify,queues" :
 	     o->detect_queues ? "queues" : "notify",
 	     ra, a->cfg.min_offline_share, win, poll, moved, moved == 1 ? "" : "es",
-	     held_count(a));
+	     held_count(a), gp_scope_name(o->scope), gp_gang_name(o->gang));
 }

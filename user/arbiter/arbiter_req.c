@@ -102,6 +102,10 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 	} else {
 		r = gp_policy_idle(&a->pol, now, src, pid, &a->act);
 	}
+	/* The node machine owns the sources (and says EALREADY); the
+	 * per-GPU one decides, on the GPUs named or pid's. */
+	if (a->g && !r)
+		arbg_edge(a, src, pid, q->gpus, q->ngpus, busy);
 	if (r == -EALREADY) {
 		gp_err_set(&e, GP_EXIT_USAGE, EALREADY, "no busy open for pid "
 			   "%d %s: nothing to end", pid, q->pid_scope ?
@@ -306,6 +310,7 @@ static void do_policy(struct daemon *d, struct client *c)
 		     (unsigned long long)w->busy_polls, -w->err);
 	}
 	arbq_policy(d, c);
+	arbg_policy_lines(d, c);
 	hist_line(c, "trigger_to_suspend", &s->trigger_to_suspend);
 	hist_line(c, "suspend_ioctl", &s->suspend_ioctl);
 	hist_line(c, "resume_ioctl", &s->resume_ioctl);

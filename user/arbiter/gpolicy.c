@@ -310,6 +310,18 @@ int gp_gpolicy_idle(struct gp_gpolicy *g, uint64_t now, uint64_t src,
 	return edge(g, now, src, pid, gpus, ngpus, false, out);
 }
 
+void gp_gpolicy_reconfigure(struct gp_gpolicy *g, uint64_t now,
+			    const struct gp_policy_cfg *c,
+			    struct gp_gactions *out)
+{
+	tick_all(g, now, out);
+	g->cfg = *c;	/* machines made later start with it too */
+	for (int s = 0; s < g->nslot; s++) {
+		gp_policy_reconfigure(&g->slot[s]->p, g->now, c, &g->tmp);
+		collect(g, s, out);
+	}
+}
+
 void gp_gpolicy_source_closed(struct gp_gpolicy *g, uint64_t now,
 			      uint64_t src, struct gp_gactions *out)
 {

@@ -137,6 +137,11 @@ void gp_gpolicy_queue_gone(struct gp_gpolicy *g, uint64_t now, int pid,
 void gp_gpolicy_offline_gone(struct gp_gpolicy *g, uint64_t now, int pid,
 			     struct gp_gactions *out);
 
+/* New timings on every GPU's machine (policy.h's reconfigure, each). */
+void gp_gpolicy_reconfigure(struct gp_gpolicy *g, uint64_t now,
+			    const struct gp_policy_cfg *c,
+			    struct gp_gactions *out);
+
 void gp_gpolicy_tick(struct gp_gpolicy *g, uint64_t now,
 		     struct gp_gactions *out);
 /* An action failed: the process is recorded as running everywhere. */

@@ -25,6 +25,7 @@ struct pol_args {
 	const char *socket, *replay;
 	bool json, busy, verb_set, help, hold;
 	int pid;
+	struct arb_req gq;	/* notify --gpu */
 	struct gp_replay_cfg rc;
 	bool per_gpu;		/* --scope or --gang given: greplay.h */
 	bool gang_set;
@@ -35,12 +36,15 @@ struct pol_args {
 enum { O_PID = 'p', O_SOCK = 's', O_JSON = 'j', O_HOLD_CONN = 0x2ff,
        O_REPLAY = 0x300,
        O_SCOST, O_RCOST, O_NOFF, O_RA, O_SHARE, O_WIN, O_HOLD, O_SCOPE,
-       O_GANG };
+       O_GANG, O_GPU };
 
 static const struct argp_option notify_opts[] = {
 	{ "pid", O_PID, "PID", 0, "The online process (default: the caller, "
 	  "gpreempt-ctl's parent)", 0 },
 	{ "socket", O_SOCK, "PATH", 0, "The daemon's socket", 0 },
+	{ "gpu", O_GPU, "GPU_ID[,GPU_ID]", 0, "The GPUs the work is on, by "
+	  "KFD gpu_id (gpreempt-ctl snapshot; never a HIP/ROCr device index). "
+	  "Default: every GPU the process has queues on", 0 },
 	{ "json", O_JSON, NULL, 0, "Errors also as JSON on stdout", 0 },
 	{ "hold", O_HOLD_CONN, NULL, 0, "busy: keep the connection and the "
 	  "busy until stdin ends or this process is killed (a job that is "
@@ -92,6 +96,14 @@ static error_t pol_opt(int key, char *arg, struct argp_state *st)
 		return 0;
 	case O_SOCK:
 		p->socket = arg;
+		return 0;
+	case O_GPU:
+		if (p->gq.ngpus || arb_parse_gpus(arg, strlen(arg), &p->gq)) {
+			argp_error(st, "--gpu: '%s' is not one or more "
+				   "distinct non-zero gpu_ids, comma-separated "
+				   "(given once)", arg);
+			return EINVAL;
+		}
 		return 0;
 	case 'h':
 		argp_state_help(st, stdout, ARGP_HELP_STD_HELP);
@@ -252,7 +264,7 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	struct arb_req q = { 0 };
 	struct gp_err e = {};
 	struct ctl_out o;
-	char req[128], msg[400] = "", c;
+	char req[1024], msg[400] = "", c;
 	const char *path;
 	int fd, r = parse_sub(a, notify_opts, "busy|idle",
 			  "Tell the daemon's arbiter that online work starts "
@@ -264,6 +276,7 @@ int ctl_cmd_notify(const struct ctl_args *a)
 			  "'busy'/'idle' lines instead (gp_notify.h, README)."
 			  "\vEXAMPLES:\n"
 			  "    gpreempt-ctl notify busy --pid 4242\n"
+			  "    gpreempt-ctl notify busy --pid 4242 --gpu 10001\n"
 			  "    gpreempt-ctl notify idle --pid 4242\n"
 			  "    gpreempt-ctl notify busy --pid 4242 --hold "
 			  "< fifo   # busy until the fifo closes\n", &p);
@@ -279,6 +292,8 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	q.verb = p.busy ? ARB_BUSY : ARB_IDLE;
 	q.pid = p.pid ? p.pid : getppid();
 	q.pid_scope = !p.hold;
+	q.ngpus = p.gq.ngpus;
+	memcpy(q.gpus, p.gq.gpus, sizeof(q.gpus));
 	arb_format_request(req, sizeof(req), &q);
 	/* The same client servers embed (gp_notify.h). */
 	path = p.socket ? p.socket : PROTO_DEFAULT_SOCKET;

@@ -178,6 +178,32 @@ void pol_line(void *ctx, const char *l)
 		fprintf(pp->f, "%-8s queue %s not watched: %s\n",
 			arb_kv_get(&kv, "pid"), arb_kv_get(&kv, "queue"),
 			w < GP_QF_WHY_MAX ? gp_qf_why_text(w) : why);
+	} else if (!strcmp(kv.kind, "scope")) {
+		fprintf(pp->f, "%-8s scope %s, gang %s\n", "-",
+			arb_kv_get(&kv, "scope") ? : "?",
+			arb_kv_get(&kv, "gang") ? : "?");
+	} else if (!strcmp(kv.kind, "gpu")) {
+		fprintf(pp->f, "gpu %-8s %s (online %s), %s offline unit(s), "
+			"%s busy periods, %s suspends, %s resumes, %s budget "
+			"resumes\n", arb_kv_get(&kv, "gpu_id"),
+			arb_kv_get(&kv, "state"),
+			!strcmp(arb_kv_get(&kv, "online_busy") ? : "", "1") ?
+			"busy" : "idle", arb_kv_get(&kv, "offline_units"),
+			arb_kv_get(&kv, "busy_periods"),
+			arb_kv_get(&kv, "suspends"), arb_kv_get(&kv, "resumes"),
+			arb_kv_get(&kv, "budget_resumes"));
+	} else if (!strcmp(kv.kind, "gang")) {
+		fprintf(pp->f, "gang %-7s %s processes held as one job (key "
+			"%s)\n", arb_kv_get(&kv, "id"),
+			arb_kv_get(&kv, "members"), arb_kv_get(&kv, "key"));
+	} else if (!strcmp(kv.kind, "gproc")) {
+		fprintf(pp->f, "%-8s on GPUs %s: %s of %s queues suspended%s "
+			"(unit %s)\n", arb_kv_get(&kv, "pid"),
+			arb_kv_get(&kv, "gpus"),
+			arb_kv_get(&kv, "suspended_queues"),
+			arb_kv_get(&kv, "queues"),
+			!strcmp(arb_kv_get(&kv, "whole") ? : "", "1") ?
+			", held whole" : "", arb_kv_get(&kv, "unit"));
 	} else if (!strcmp(kv.kind, "hist")) {
 		print_hist_text(pp->f, &kv);
 	}

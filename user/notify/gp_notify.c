@@ -124,6 +124,35 @@ int gp_notify_idle(int fd)
 	return gp_notify_send(fd, "idle\n", NULL, 0);
 }
 
+static int send_gpus(int fd, const char *verb, const unsigned int *ids,
+		     int n)
+{
+	char line[16 + 11 * 64];
+	int i, off;
+
+	if (n < 0 || n > 64)
+		return -EINVAL;
+	off = snprintf(line, sizeof(line), "%s", verb);
+	for (i = 0; i < n; i++) {
+		if (!ids[i])
+			return -EINVAL;
+		off += snprintf(line + off, sizeof(line) - off, "%s%u",
+				i ? "," : " gpu=", ids[i]);
+	}
+	snprintf(line + off, sizeof(line) - off, "\n");
+	return gp_notify_send(fd, line, NULL, 0);
+}
+
+int gp_notify_busy_gpus(int fd, const unsigned int *gpu_ids, int n)
+{
+	return send_gpus(fd, "busy", gpu_ids, n);
+}
+
+int gp_notify_idle_gpus(int fd, const unsigned int *gpu_ids, int n)
+{
+	return send_gpus(fd, "idle", gpu_ids, n);
+}
+
 void gp_notify_close(int fd)
 {
 	close(fd);

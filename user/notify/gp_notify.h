@@ -37,6 +37,16 @@ int gp_notify_open(const char *path);
  * with its message in msg (may be NULL) when it refused. */
 int gp_notify_busy(int fd);
 int gp_notify_idle(int fd);
+/*
+ * The same on the GPUs gpu_ids[0..n) only (KFD gpu_ids, as
+ * /sys/class/kfd/kfd/topology/nodes/N/gpu_id and `gpreempt-ctl
+ * snapshot` show them; never HIP or ROCr device indices, which
+ * HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES renumber per process).
+ * n == 0 is gp_notify_busy/idle: every GPU the process has queues on.
+ * -EINVAL for n > 64 or a zero id (nothing sent).
+ */
+int gp_notify_busy_gpus(int fd, const unsigned int *gpu_ids, int n);
+int gp_notify_idle_gpus(int fd, const unsigned int *gpu_ids, int n);
 /* Any request line ("busy pid=42 scope=pid"); reply message into msg. */
 int gp_notify_send(int fd, const char *line, char *msg, unsigned long len);
 void gp_notify_close(int fd);

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-GPU arbitration in the daemon (--scope gpu, the default; gpolicy.h,
+ * docs/arbiter.md). The per-GPU policy makes the decisions; this file
+ * feeds it what the daemon knows and carries its actions out:
+ *
+ * - Placement: an offline process's queues (gpu_id, type) from the KFD
+ *   sysfs tree (root: --kfd-proc's stand-in in tests) when it joins and
+ *   at each scan, and from the embedded tracer's CREATE_QUEUE events when
+ *   it runs (--detect queues). A queue reported after its process was
+ *   suspended on that GPU is suspended by its own id.
+ * - Activity: busy/idle with the GPUs the signal names (notify gpu=); a
+ *   signal with only a pid is all of that process's GPUs (its sysfs
+ *   queues), and with none known, every GPU.
+ * - Gangs: the key is the cgroup v2 path's hash (--gang cgroup) or the
+ *   process group (--gang pgid).
+ * - Actions: one SUSPEND_QUEUES or RESUME_QUEUES per offline process,
+ *   naming exactly the decision's queue ids (all=true: every queue of a
+ *   fresh snapshot, for gangs and queues not known yet).
+ *
+ * The node-wide machine (a->pol) still sees every signal: it is the node
+ * view `policy` and the metrics show beside the per-GPU lines, and it
+ * owns the busy sources; in gpu scope its actions are dropped.
+ *
+ * The reads of /proc/PID/cgroup and of KFD's sysfs are small bounded
+ * reads of kernel-generated files (no other process's memory, no FIFO);
+ * the daemon has no off-loop reader for them yet (docs/arbiter.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arbiter_int.h"
+#include "hist.h"
+#include "util.h"
+
+int arbg_start(struct arbiter *a)
+{
+	if (a->o->scope != GP_SCOPE_GPU)
+		return 0;
+	a->g = gp_gpolicy_new(&a->cfg, GP_SCOPE_GPU, a->o->gang,
+			      monotonic_ns());
+	a->gact = calloc(1, sizeof(*a->gact));
+	if (!a->g || !a->gact) {
+		arbg_stop(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void arbg_stop(struct arbiter *a)
+{
+	gp_gpolicy_free(a->g);
+	free(a->gact);
+	a->g = NULL;
+	a->gact = NULL;
+}
+
+/* FNV-1a of the cgroup v2 path ("0::/path"), never 0; 0 when unknown. */
+static uint64_t cgroup_key(int pid)
+{
+	char path[64], buf[4096], *l;
+	uint64_t h = 14695981039346656037ULL;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	l = strstr(buf, "0::");
+	if (!l || (l != buf && l[-1] != '\n'))
+		return 0;
+	for (l += 3; *l && *l != '\n'; l++)
+		h = (h ^ (unsigned char)*l) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+uint64_t arbg_gang_key(enum gp_gang k, int pid)
+{
+	pid_t g;
+
+	if (k == GP_GANG_CGROUP)
+		return cgroup_key(pid);
+	if (k == GP_GANG_PGID && (g = getpgid(pid)) > 0)
+		return (uint64_t)g;
+	return 0;
+}
+
+/* pid's queues in the sysfs tree into the policy (new ones only count). */
+static void place_sysfs(struct arbiter *a, int pid)
+{
+	struct gp_qplace q[GP_GP_MAX_QUEUES];
+	int i, n = gp_qplace_from_sysfs(arb_kfd_proc_dir(a), pid, q,
+					GP_GP_MAX_QUEUES);
+
+	for (i = 0; i < n; i++)
+		gp_gpolicy_queue(a->g, monotonic_ns(), pid, &q[i], a->gact);
+}
+
+void arbg_attached(struct daemon *d, struct arb_proc *p)
+{
+	struct arbiter *a = arb_of(d);
+	uint64_t key = arbg_gang_key(a->o->gang, p->pid);
+
+	gp_gpolicy_offline_attached(a->g, monotonic_ns(), p->pid, key,
+				    a->gact);
+	place_sysfs(a, p->pid);
+}
+
+void arbg_rescan(struct daemon *d)
+{
+	struct arbiter *a = arb_of(d);
+
+	for (int i = 0; i < a->n; i++)
+		if (a->p[i].cls == GP_CLASS_OFFLINE && a->p[i].joined)
+			place_sysfs(a, a->p[i].pid);
+	arb_apply(d);
+}
+
+void arbg_event(struct daemon *d, const struct gp_event *e)
+{
+	struct arbiter *a = arb_of(d);
+	struct arb_proc *p;
+	struct gp_qplace q = {};
+
+	if (!a || !a->g || !(p = arb_find(a, e->pid)) ||
+	    p->cls != GP_CLASS_OFFLINE || !p->joined)
+		return;
+	if (e->op == GP_OP_CREATE && e->ret >= 0 && e->gpu_id) {
+		q.queue_id = e->queue_id;
+		q.gpu_id = e->gpu_id;
+		q.type = e->queue.type;
+		q.origin = GP_QP_TRACER;
+		gp_gpolicy_queue(a->g, monotonic_ns(), e->pid, &q, a->gact);
+		arb_apply(d);
+	} else if (e->op == GP_OP_DESTROY && e->ret >= 0) {
+		gp_gpolicy_queue_gone(a->g, monotonic_ns(), e->pid,
+				      e->queue_id, a->gact);
+		arb_apply(d);
+	}
+}
+
+/* The GPUs a busy/idle means: named, else pid's queues', else all (-1). */
+static int gpus_of(struct arbiter *a, int pid, const uint32_t *gpus,
+		   int ngpus, uint32_t *out)
+{
+	struct gp_qplace q[GP_GP_MAX_QUEUES];
+	int n;
+
+	if (ngpus > 0) {
+		memcpy(out, gpus, ngpus * sizeof(*gpus));
+		return ngpus;
+	}
+	n = gp_qplace_from_sysfs(arb_kfd_proc_dir(a), pid, q,
+				 GP_GP_MAX_QUEUES);
+	n = n > 0 ? gp_qplace_gpus(q, n, out, GP_GP_MAX_GPUS) : 0;
+	return n > 0 ? n : -1;
+}
+
+int arbg_edge(struct arbiter *a, uint64_t src, int pid, const uint32_t *gpus,
+	      int ngpus, bool busy)
+{
+	uint32_t g[GP_GP_MAX_GPUS];
+	int n = gpus_of(a, pid, gpus, ngpus, g);
+
+	return busy ? gp_gpolicy_busy(a->g, monotonic_ns(), src, pid, g, n,
+				      a->gact) :
+		      gp_gpolicy_idle(a->g, monotonic_ns(), src, pid, g, n,
+				      a->gact);
+}
+
+/* Carries out the per-GPU policy's actions (arb_apply in gpu scope). */
+void arbg_apply(struct daemon *d)
+{
+	struct arbiter *a = arb_of(d);
+
+	for (int i = 0; i < a->gact->n; i++) {
+		const struct gp_gaction *x = &a->gact->a[i];
+		bool susp = x->op == GP_POP_SUSPEND;
+		struct target *t = target_find(d, x->pid);
+		const struct gp_gproc *gp;
+		struct session_op op = {};
+		struct gp_err e = {};
+		uint32_t n = x->all ? 0 : x->nids;
+		uint64_t t0, dt;
+		int r;
+
+		if (!t) {
+			gp_gpolicy_failed(a->g, monotonic_ns(), x->pid, x->op);
+			continue;
+		}
+		t0 = monotonic_ns();
+		if (susp && x->cause == GP_CAUSE_BUSY && a->trigger_ns)
+			gp_hist_add(&a->pol.st.trigger_to_suspend,
+				    t0 - a->trigger_ns);
+		r = susp ? session_suspend(t->s, x->ids, n, 0, &op, &e) :
+			   session_resume(t->s, x->ids, n, &op, &e);
+		dt = monotonic_ns() - t0;
+		gp_hist_add(susp ? &a->pol.st.suspend_ioctl :
+			    &a->pol.st.resume_ioctl, dt);
+		gp = gp_gpolicy_proc(a->g, x->pid);
+		if (susp && op.ret >= 0) {
+			if (!t->held_since)
+				hold_start(d, t, 0);
+			dm_suspend(x->pid, dt, x->cause == GP_CAUSE_BUSY &&
+				   a->trigger_ns ? t0 + dt - a->trigger_ns : dt);
+		} else if (!susp && (!gp || !arbg_held(gp))) {
+			hold_end(t);
+			if (!r || r == GP_EXIT_PARTIAL)
+				dm_resume(x->pid, dt, false);
+		}
+		if (r && r != GP_EXIT_PARTIAL) {
+			alog(a, "%s pid %d (%s) failed: %s", gp_pop_name(x->op),
+			     x->pid, gp_pcause_name(x->cause), e.msg);
+			gp_gpolicy_failed(a->g, monotonic_ns(), x->pid, x->op);
+		} else {
+			alog(a, "%s pid %d (%s): %u queues%s, %u ok, %.3f ms",
+			     gp_pop_name(x->op), x->pid,
+			     gp_pcause_name(x->cause), op.n,
+			     x->all ? " (all)" : " named", op.n_ok, dt / 1e6);
+		}
+		session_op_free(&op);
+	}
+	a->gact->n = 0;
+}
+
+bool arbg_held(const struct gp_gproc *p)
+{
+	if (p->whole)
+		return true;
+	for (int i = 0; i < p->nq; i++)
+		if (p->q[i].suspended)
+			return true;
+	return false;
+}
