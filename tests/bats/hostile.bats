@@ -16,6 +16,7 @@ teardown() {
 	# KILL: a daemon stuck in the kernel (the bug a test shows) ignores
 	# TERM; tests that check TERM send it themselves
 	[ -n "${DPID:-}" ] && kill -KILL "$DPID" 2>/dev/null
+	[ -n "${VPID:-}" ] && kill -KILL "$VPID" 2>/dev/null
 	wait 2>/dev/null || true
 	[ -n "${PUB:-}" ] && rm -rf "$PUB"
 	true
@@ -241,4 +242,20 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 	daemon_up
 	run -0 timeout 60 "${cmd[@]}"
 	[ "${lines[-1]}" = ok ]
+}
+
+# Item 12: a process names itself, and its name reached the daemon's log
+# raw (an escape sequence could rewrite the operator's terminal). Control
+# characters now show as '?' in the log, in replies and in `list`.
+@test "daemon log: a process name with control characters is escaped" {
+	local name
+	name=$(printf 'gp\033[2Jx')
+	cp /bin/sleep "$T/$name"
+	"$T/$name" 300 3>&- &
+	VPID=$!
+	local victim=$VPID
+	daemon_up --online "pid=$victim" --offline comm=gp-hostile-nil -v
+	run -0 "$CTL" notify busy --pid "$victim" -s "$T/d.sock"
+	wait_log "for pid $victim (gp?[2Jx)"
+	! grep -q $'\033' "$T/d.log"
 }

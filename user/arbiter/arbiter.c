@@ -14,6 +14,7 @@
 
 #include "arbiter_int.h"
 #include "hist.h"
+#include "names.h"
 #include "util.h"
 
 static struct arbiter arb_storage;
@@ -126,7 +127,9 @@ struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 	p->pid = pd->pid;
 	p->uid = pd->uid;
 	p->cls = cls;
-	snprintf(p->comm, sizeof(p->comm), "%s", pd->comm);
+	/* shown only (log, replies, metrics): a process names itself, so
+	 * no control character may reach a terminal or the wire */
+	gp_text_safe(p->comm, sizeof(p->comm), pd->comm, sizeof(pd->comm));
 	/* Exit is seen on the pidfd, never confused with a reused pid. */
 	p->pidfd = syscall(SYS_pidfd_open, pd->pid, 0);
 	return p;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "procfs.h"
 #include "select.h"
 #include "util.h"
@@ -195,10 +196,13 @@ int gp_classify(const struct gp_classifier *c, const struct gp_proc_desc *d,
 	on = first_match(c->online, c->n_online, d);
 	off = first_match(c->offline, c->n_offline, d);
 	if (on && off) {
+		char comm[sizeof(d->comm)];
+
 		snprintf(err, len, "pid %d (%s) matches both --online %s and "
 			 "--offline %s: make the selectors disjoint or "
-			 "classify it by pid", d->pid, d->comm, on->spec,
-			 off->spec);
+			 "classify it by pid", d->pid,
+			 gp_text_safe(comm, sizeof(comm), d->comm,
+				      sizeof(d->comm)), on->spec, off->spec);
 		return -EEXIST;
 	}
 	*cls = on ? GP_CLASS_ONLINE : off ? GP_CLASS_OFFLINE : GP_CLASS_NONE;
