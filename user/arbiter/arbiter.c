@@ -82,9 +82,38 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", det + 1, ra,
 	     a->cfg.min_offline_share, win, gp_scope_name(o->scope),
 	     gp_gang_name(o->gang));
+	arb_warn_spoofable(a);
 	arbq_start(d);
 	arbl_start(d);
 	return 0;
+}
+
+/* Said at start and reload: what a process may claim of itself. */
+void arb_warn_spoofable(struct arbiter *a)
+{
+	const struct gp_sel *on = gp_classifier_spoofable(&a->cls,
+							  GP_CLASS_ONLINE);
+	const struct gp_sel *off = gp_classifier_spoofable(&a->cls,
+							   GP_CLASS_OFFLINE);
+
+	if (on)
+		alog(a, "--online %s is spoofable (comm "
+			"and cmdline are the process's own to choose; "
+			"--allow-spoofable): any local user can make a process "
+			"online", on->spec);
+	if (off)
+		alog(a, "--offline %s is spoofable: a "
+			"job can leave offline by renaming itself; add uid= or "
+			"cgroup= (e.g. uid=1001,%s)", off->spec, off->spec);
+}
+
+const char *arb_spoofable(const struct arbiter *a)
+{
+	bool on = gp_classifier_spoofable(&a->cls, GP_CLASS_ONLINE);
+	bool off = gp_classifier_spoofable(&a->cls, GP_CLASS_OFFLINE);
+
+	return on && off ? "online,offline" : on ? "online" :
+	       off ? "offline" : "none";
 }
 
 void arbiter_stop(struct daemon *d)
@@ -347,6 +376,9 @@ static void arb_scan(struct daemon *d)
 		if (exited(p)) {
 			if (p->cls != GP_CLASS_NONE)
 				arb_leave(d, p, "exited");
+			/* its run-time class goes with it (a reused pid is
+			 * another process: select.h) */
+			gp_classifier_forget(&a->cls, p->pid);
 			arb_remove(a, p);
 		} else if (p->cls == GP_CLASS_OFFLINE && !p->joined) {
 			arb_offline_join(d, p);
