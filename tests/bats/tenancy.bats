@@ -163,3 +163,24 @@ hold() {
 	run -2 as "$UA" "$CTL" notify busy --pid "$TARGET" -s "$SOCK"
 	[[ "$output" == *"pid $TARGET (bash) is offline, not online"* ]]
 }
+
+@test "tenancy: a busy never renewed ends after --busy-max; counted and logged" {
+	run -0 "$CTL" daemon --help
+	[[ "$output" == *"--busy-max"* ]]
+	daemon_bg --socket "$SOCK" --offline uid=0,comm=no-such-job --busy-max 1s
+	sleep 300 &
+	TARGET=$!
+	run -0 "$CTL" daemon --socket "$SOCK" --send "busy pid=$TARGET scope=pid"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"online_busy":1' <<<"$output"
+	grep -q '"busy_max_ns":1000000000' <<<"$output"
+	# nobody says idle: it ends on its own (progress-polled, no fixed sleep)
+	for _ in $(seq 600); do
+		"$CTL" policy -j -s "$SOCK" | grep -q '"online_busy":0' && break
+		sleep 0.1
+	done
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"online_busy":0' <<<"$output"
+	grep -q '"busy_expired":1' <<<"$output"
+	grep -q "limit busy_expired: 1 busy ended" "$D/log"
+}

@@ -427,6 +427,12 @@ static void arb_poll_queues(struct daemon *d, uint64_t now)
 	if (!a->o->detect_queues || !a->qw.n || now < a->next_poll)
 		return;
 	gp_qwatch_poll(&a->qw, &cb);
+	/* Work seen in its queues confirms a process's busy (its notify
+	 * busy included): only a busy nothing confirms expires. */
+	for (int i = 0; i < a->qw.n; i++)
+		if (a->qw.p[i].busy && !a->qw.p[i].err)
+			gp_policy_activity(&a->pol, now, a->qw.p[i].pid,
+					   &a->act);
 	a->next_poll = now + a->o->poll_ns;
 }
 
@@ -450,6 +456,13 @@ void arbiter_tick(struct daemon *d)
 	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
 	if (a->g)
 		gp_gpolicy_tick(a->g, monotonic_ns(), a->gact);
+	if (a->pol.st.busy_expired != a->busy_expired_said) {
+		dlimit(GP_LIMIT_BUSY_EXPIRED, "%llu busy ended: neither renewed "
+		       "nor confirmed by queue activity for --busy-max",
+		       (unsigned long long)(a->pol.st.busy_expired -
+					    a->busy_expired_said));
+		a->busy_expired_said = a->pol.st.busy_expired;
+	}
 	arb_apply(d);
 }
 

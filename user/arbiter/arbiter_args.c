@@ -10,7 +10,7 @@
 enum {
 	OPT_ONLINE = 0x200, OPT_OFFLINE, OPT_DETECT, OPT_RESUME_AFTER,
 	OPT_SHARE, OPT_WINDOW, OPT_POLL, OPT_LAUNCH_GRACE,
-	OPT_SCOPE, OPT_GANG, OPT_KFD_PROC, OPT_SPOOFABLE,
+	OPT_SCOPE, OPT_GANG, OPT_KFD_PROC, OPT_SPOOFABLE, OPT_BUSY_MAX,
 };
 
 static const struct argp_option arb_options[] = {
@@ -49,6 +49,9 @@ static const struct argp_option arb_options[] = {
 	{ "kfd-proc", OPT_KFD_PROC, "DIR", 0,
 	  "A STAND-IN for /sys/class/kfd/kfd/proc (PID/queues/QID/{gpuid,"
 	  "type,size}), for tests on machines without a GPU", 1 },
+	{ "busy-max", OPT_BUSY_MAX, "DURATION", 0,
+	  "A busy neither renewed (busy again) nor confirmed by queue "
+	  "activity ends after this long (default 60s; 0: never)", 1 },
 	{ "allow-spoofable", OPT_SPOOFABLE, NULL, 0,
 	  "Accept an --online selector of comm/cmdline only (any local user "
 	  "could then make a process online; warned, and 'policy' says "
@@ -174,6 +177,10 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_POLL:
 		if (duration(state, "poll", arg, &o->poll_ns, false))
+			return EINVAL;
+		break;
+	case OPT_BUSY_MAX:
+		if (duration(state, "busy-max", arg, &o->pol.busy_max_ns, true))
 			return EINVAL;
 		break;
 	case OPT_SPOOFABLE:

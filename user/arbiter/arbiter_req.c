@@ -263,7 +263,7 @@ static void do_policy(struct daemon *d, struct client *c)
 	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
 	     "budget_resumes=%llu max_hold_resumes=%llu "
 	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu "
-	     "spoofable=%s\n",
+	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu\n",
 	     gp_pstate_name(a->pol.state), gp_policy_online_busy(&a->pol),
 	     a->o->detect_notify && a->o->detect_queues ? "notify,queues" :
 	     a->o->detect_queues ? "queues" : "notify",
@@ -276,7 +276,9 @@ static void do_policy(struct daemon *d, struct client *c)
 	     (unsigned long long)s->max_hold_resumes,
 	     (unsigned long long)s->cancelled_resumes,
 	     (unsigned long long)s->failures,
-	     (unsigned long long)(now - a->started), arb_spoofable(a));
+	     (unsigned long long)(now - a->started), arb_spoofable(a),
+	     (unsigned long long)a->cfg.busy_max_ns,
+	     (unsigned long long)s->busy_expired);
 	for (i = 0; i < a->n; i++) {
 		const struct arb_proc *p = &a->p[i];
 		unsigned int busy = 0;
