@@ -143,7 +143,7 @@ policy_json() {
 }
 
 @test "online selector: a pid outside it may not say busy" {
-	daemon_up --online cmdline=serve.py --offline comm=no-such-job
+	daemon_up --online uid=0,cmdline=serve.py --offline comm=no-such-job
 	run -2 "$CTL" notify busy --pid $$ -s "$SOCK"
 	[[ "$output" == *"is none, not online"* ]]
 	run -0 "$CTL" daemon -s "$SOCK" --send "classify pid=$$ class=online"

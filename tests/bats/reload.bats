@@ -64,7 +64,7 @@ arbiter() { # jq expression on the "arbiter" record
 	reload "arbiter: reloaded: 1 online and 1 offline selectors, detect notify, --resume-after 5.000 ms, --min-offline-share 20%, --window 500.000 ms"
 	arbiter '.online_busy == 1 and .resume_after_ns == 5000000 and .min_offline_share == 20 and .window_ns == 500000000 and .busy_periods == 1'
 	# The online selector no longer names it: its busy ends, new ones are refused.
-	printf 'socket %s\nonline cmdline=serve.py\noffline comm=no-such-job\n' "$SOCK" > "$CONF"
+	printf 'socket %s\nonline uid=0,cmdline=serve.py\noffline comm=no-such-job\n' "$SOCK" > "$CONF"
 	reload "process reclassified"
 	grep -q "online pid $S (sleep) reclassified (reload): now none" "$D/log"
 	arbiter '.online_busy == 0 and .resume_after_ns == 2000000 and .min_offline_share == 0'
@@ -85,7 +85,7 @@ arbiter() { # jq expression on the "arbiter" record
 	run -0 "$CTL" notify busy --pid "$S" -s "$SOCK"
 	for bad in 'min-offline-share 150' 'offline name=x' 'detect cpu' 'window 0' \
 		   "online comm=$(printf 'x%.0s' $(seq 20))"; do
-		printf 'socket %s\nonline cmdline=other\nresume-after 9ms\n%s\n' \
+		printf 'socket %s\nonline uid=0,cmdline=other\nresume-after 9ms\n%s\n' \
 			"$SOCK" "$bad" > "$CONF"
 		reload "reload refused, running configuration kept: $CONF:4:"
 		arbiter '.online_busy == 1 and .resume_after_ns == 3000000'

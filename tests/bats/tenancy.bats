@@ -127,3 +127,60 @@ hold() {
 	[ "${lines[-1]}" = ok ]
 	grep -q "limit idle_evicted_for_admin: closed the idle connection" "$D/log"
 }
+
+@test "tenancy: an online selector a process controls alone is refused unless allowed, then marked" {
+	run -2 "$CTL" daemon -s "$SOCK" --online cmdline=serve.py \
+		--offline comm=no-such-job
+	[[ "$output" == *"--online cmdline=serve.py: comm and cmdline are the process's own to choose"*"--allow-spoofable"* ]]
+	run -2 "$CTL" daemon -s "$SOCK" --online comm=srv,cmdline=serve.py
+	[ ! -e "$SOCK" ]
+	# with a condition the process does not control: accepted, not marked
+	daemon_bg --socket "$SOCK" --online uid=0,cmdline=serve.py \
+		--offline comm=no-such-job
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"spoofable":"offline"' <<<"$output"
+	kill "$DPID"
+	wait "$DPID" || true
+	# insisted on: starts, warns, and policy says which class
+	daemon_bg --socket "$SOCK" --online cmdline=serve.py --allow-spoofable \
+		--offline uid=0,comm=no-such-job
+	grep -q "online cmdline=serve.py is spoofable" "$D/log"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"spoofable":"online"' <<<"$output"
+}
+
+@test "tenancy: an offline job naming itself after the online selector stays offline" {
+	daemon_bg --socket "$SOCK" --group "$GRP" --allow-spoofable \
+		--online cmdline=gp-t1-serve --offline "uid=$(id -u "$UA")"
+	# the tenant's offline job puts the online string in its own argv
+	setpriv --reuid="$UA" --regid="$GRP" --clear-groups \
+		bash -c 'sleep 300; :' gp-t1-serve &
+	TARGET=$!
+	for _ in $(seq 100); do
+		grep -q gp-t1-serve "/proc/$TARGET/cmdline" 2>/dev/null && break
+		sleep 0.05
+	done
+	run -2 as "$UA" "$CTL" notify busy --pid "$TARGET" -s "$SOCK"
+	[[ "$output" == *"pid $TARGET (bash) is offline, not online"* ]]
+}
+
+@test "tenancy: a busy never renewed ends after --busy-max; counted and logged" {
+	run -0 "$CTL" daemon --help
+	[[ "$output" == *"--busy-max"* ]]
+	daemon_bg --socket "$SOCK" --offline uid=0,comm=no-such-job --busy-max 1s
+	sleep 300 &
+	TARGET=$!
+	run -0 "$CTL" daemon --socket "$SOCK" --send "busy pid=$TARGET scope=pid"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"online_busy":1' <<<"$output"
+	grep -q '"busy_max_ns":1000000000' <<<"$output"
+	# nobody says idle: it ends on its own (progress-polled, no fixed sleep)
+	for _ in $(seq 600); do
+		"$CTL" policy -j -s "$SOCK" | grep -q '"online_busy":0' && break
+		sleep 0.1
+	done
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"online_busy":0' <<<"$output"
+	grep -q '"busy_expired":1' <<<"$output"
+	grep -q "limit busy_expired: 1 busy ended" "$D/log"
+}

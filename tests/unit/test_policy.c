@@ -384,8 +384,40 @@ TEST(hist_add_log2)
 	CHECK(h.count == 5);
 }
 
+TEST(busy_expires_unless_renewed_or_confirmed)
+{
+	setup(2 * MS, 0, NSEC_PER_SEC, 0);
+	CHECK(P.cfg.busy_max_ns == GP_POLICY_BUSY_MAX_NS);
+	P.cfg.busy_max_ns = 5 * NSEC_PER_SEC;
+	attach(0, 100);
+	CHECK(busy(0, 1, 7) == 0);
+	CHECK(P.off[0].suspended);
+	CHECK(next() == 5 * NSEC_PER_SEC);
+	/* renewed by another busy at 4 s: the bound moves to 9 s */
+	CHECK(busy(4 * NSEC_PER_SEC, 1, 7) == 0);
+	tick(8 * NSEC_PER_SEC);
+	CHECK(gp_policy_online_busy(&P) && P.off[0].suspended);
+	/* confirmed by activity (queue progress) at 8 s: to 13 s */
+	gp_policy_activity(&P, T0 + 8 * NSEC_PER_SEC, 7, &A);
+	tick(12 * NSEC_PER_SEC);
+	CHECK(gp_policy_online_busy(&P));
+	/* then nothing: it ends whole (count 2), offline resumes */
+	tick(13 * NSEC_PER_SEC + 3 * MS);
+	CHECK(!gp_policy_online_busy(&P));
+	CHECK(P.st.busy_expired == 1);
+	CHECK(!P.off[0].suspended);
+	CHECK(idle(14 * NSEC_PER_SEC, 1, 7) == -EALREADY);
+	/* 0: never */
+	setup(2 * MS, 0, NSEC_PER_SEC, 0);
+	P.cfg.busy_max_ns = 0;
+	CHECK(busy(0, 1, 7) == 0);
+	tick(3600 * NSEC_PER_SEC);
+	CHECK(gp_policy_online_busy(&P));
+}
+
 int main(void)
 {
+	RUN(busy_expires_unless_renewed_or_confirmed);
 	RUN(defaults_and_check);
 	RUN(busy_suspends_every_offline);
 	RUN(hysteresis_resume_after);

@@ -138,15 +138,104 @@ TEST(classify_conflict_names_both)
 		  "--offline comm=python3: make the selectors disjoint or "
 		  "classify it by pid");
 	/* A run-time class settles it, "none" included. */
-	CHECK(gp_classifier_set(&c, 11, GP_CLASS_OFFLINE) == 0);
+	CHECK(gp_classifier_set(&c, &d, GP_CLASS_OFFLINE, false) == 0);
 	CHECK(gp_classify(&c, &d, &cls, err, sizeof(err)) == 0);
 	CHECK(cls == GP_CLASS_OFFLINE);
-	gp_classifier_set(&c, 11, GP_CLASS_NONE);
+	gp_classifier_set(&c, &d, GP_CLASS_NONE, false);
 	CHECK(gp_classify(&c, &d, &cls, err, sizeof(err)) == 0);
 	CHECK(cls == GP_CLASS_NONE);
 	CHECK(c.n_over == 1);
 	gp_classifier_forget(&c, 11);
 	CHECK(gp_classify(&c, &d, &cls, err, sizeof(err)) == -EEXIST);
+}
+
+TEST(selector_conditions_all_hold)
+{
+	struct gp_proc_desc a = desc(20, 1001, "python3", "python3 serve.py",
+				     "/kubepods/pod1/c1");
+	struct gp_proc_desc b = desc(21, 1002, "python3", "python3 serve.py",
+				     "/kubepods/pod2/c1");
+	struct gp_sel s;
+
+	CHECK(gp_sel_parse("uid=1001,cmdline=serve.py", &s, err,
+			   sizeof(err)) == 0);
+	CHECK(s.n == 2 && !s.spoofable);
+	CHECK(gp_sel_match(&s, &a));
+	CHECK(!gp_sel_match(&s, &b));	/* the same argv, another uid */
+	CHECK(gp_sel_parse("cgroup=/kubepods/pod2,comm=python3", &s, err,
+			   sizeof(err)) == 0);
+	CHECK(!gp_sel_match(&s, &a) && gp_sel_match(&s, &b));
+	/* what the process controls, and only that: spoofable */
+	CHECK(gp_sel_parse("comm=python3,cmdline=serve.py", &s, err,
+			   sizeof(err)) == 0);
+	CHECK(s.spoofable);
+	CHECK(gp_sel_parse("cmdline=serve.py", &s, err, sizeof(err)) == 0);
+	CHECK(s.spoofable);
+	CHECK(gp_sel_parse("pid=7", &s, err, sizeof(err)) == 0);
+	CHECK(!s.spoofable);
+	/* each condition is checked; empty ones and too many refused */
+	CHECK(parse_err("uid=1001,bogus=1") == -EINVAL);
+	CHECK(parse_err("uid=1001,uid=") == -EINVAL);
+	CHECK(parse_err(",") == -EINVAL);
+	CHECK(parse_err("uid=1,uid=2,uid=3,uid=4,uid=5") == -EINVAL);
+}
+
+TEST(classify_spoofed_online_stays_offline)
+{
+	struct gp_classifier c = { 0 };
+	/* an offline job (uid 1001) that put the online string in its argv */
+	struct gp_proc_desc job = desc(30, 1001, "python3",
+				       "python3 train.py # serve.py", "/");
+	struct gp_proc_desc srv = desc(31, 1002, "python3",
+				       "python3 serve.py", "/");
+	enum gp_pclass cls;
+
+	gp_classifier_add(&c, GP_CLASS_ONLINE, "cmdline=serve.py", err,
+			  sizeof(err));
+	gp_classifier_add(&c, GP_CLASS_OFFLINE, "uid=1001", err, sizeof(err));
+	CHECK(gp_classifier_spoofable(&c, GP_CLASS_ONLINE) == &c.online[0]);
+	CHECK(gp_classifier_spoofable(&c, GP_CLASS_OFFLINE) == NULL);
+	CHECK(gp_classify(&c, &job, &cls, err, sizeof(err)) == 0);
+	CHECK(cls == GP_CLASS_OFFLINE);
+	CHECK(gp_classify(&c, &srv, &cls, err, sizeof(err)) == 0);
+	CHECK(cls == GP_CLASS_ONLINE);
+	/* online by a condition it does not control: still a conflict */
+	gp_classifier_add(&c, GP_CLASS_ONLINE, "uid=1001,cmdline=serve.py",
+			  err, sizeof(err));
+	CHECK(gp_classify(&c, &job, &cls, err, sizeof(err)) == -EEXIST);
+}
+
+TEST(runtime_class_is_the_process_not_the_pid)
+{
+	struct gp_classifier c = { 0 };
+	struct gp_proc_desc d = desc(40, 1001, "srv", "srv", "/");
+	struct gp_proc_desc reused = d;
+	enum gp_pclass cls;
+	int i;
+
+	d.start = 1000;
+	reused.start = 2000;	/* the pid, reused by another process */
+	CHECK(gp_classifier_set(&c, &d, GP_CLASS_ONLINE, true) == 0);
+	CHECK(gp_classify(&c, &d, &cls, err, sizeof(err)) == 0);
+	CHECK(cls == GP_CLASS_ONLINE);
+	CHECK(gp_classify(&c, &reused, &cls, err, sizeof(err)) == 0);
+	CHECK(cls == GP_CLASS_NONE);
+	/* classifying the new process replaces the old one's entry */
+	CHECK(gp_classifier_set(&c, &reused, GP_CLASS_OFFLINE, true) == 0);
+	CHECK(c.n_over == 1);
+	/* bounded per owner: 16 of uid 1001's processes, not the table */
+	for (i = 1; i < GP_OVERRIDE_PER_UID; i++) {
+		d.pid = 100 + i;
+		CHECK(gp_classifier_set(&c, &d, GP_CLASS_ONLINE, true) == 0);
+	}
+	d.pid = 99;
+	CHECK(gp_classifier_set(&c, &d, GP_CLASS_ONLINE, true) == -EDQUOT);
+	d.uid = 1002;
+	CHECK(gp_classifier_set(&c, &d, GP_CLASS_ONLINE, true) == 0);
+	/* unbounded (root's request) up to the table */
+	d.uid = 1001;
+	d.pid = 98;
+	CHECK(gp_classifier_set(&c, &d, GP_CLASS_ONLINE, false) == 0);
 }
 
 TEST(class_names)
@@ -179,6 +268,9 @@ TEST(describe_written_tree)
 	static const char cgroup[] = "12:cpu:/legacy\n0::/kubepods/pod7/c1\n";
 	static const char status[] = "Name:\tpython3\nUmask:\t0022\n"
 				     "Uid:\t1001\t0\t0\t0\nGid:\t5\n";
+	static const char stat[] = "4242 (py) 3 (x) S 1 4242 4242 0 -1 "
+				   "4194560 10 0 0 0 5 6 0 0 20 0 1 0 "
+				   "123456789 1000 10 18446744073709551615\n";
 	struct gp_proc_desc d;
 
 	CHECK(mkdtemp(root) != NULL);
@@ -188,7 +280,10 @@ TEST(describe_written_tree)
 	put(dir, "comm", "python3\n", 8);
 	put(dir, "cmdline", cmdline, sizeof(cmdline) - 1);
 	put(dir, "cgroup", cgroup, sizeof(cgroup) - 1);
+	/* the comm may hold ") " itself: fields count from the last ")" */
+	put(dir, "stat", stat, sizeof(stat) - 1);
 	CHECK(gp_proc_describe(root, 4242, &d) == 0);
+	CHECK(d.start == 123456789ULL);
 	CHECK(d.pid == 4242 && d.uid == 1001);	/* the real uid */
 	CHECK_STR(d.comm, "python3");
 	CHECK_STR(d.cmdline, "python3 train.py --lr");
@@ -215,6 +310,9 @@ int main(void)
 	RUN(cgroup_prefix_whole_components);
 	RUN(classify_online_offline_none);
 	RUN(classify_conflict_names_both);
+	RUN(selector_conditions_all_hold);
+	RUN(classify_spoofed_online_stays_offline);
+	RUN(runtime_class_is_the_process_not_the_pid);
 	RUN(class_names);
 	RUN(describe_written_tree);
 	RUN(describe_self);

@@ -44,7 +44,7 @@ d_start() { # flags
 	rm -f /tmp/gd.ready
 	: > $LOG
 	gpreempt-ctl daemon --socket $SOCK --ready /tmp/gd.ready \
-		--online cmdline=online-gpu-standin --kfd-proc $ST \
+		--online uid=0,cmdline=online-gpu-standin --kfd-proc $ST \
 		--resume-after 200ms "$@" 2>> $LOG &
 	DPID=$!
 	gp_wait_file /tmp/gd.ready 20

@@ -83,9 +83,38 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", det + 1, ra,
 	     a->cfg.min_offline_share, win, gp_scope_name(o->scope),
 	     gp_gang_name(o->gang));
+	arb_warn_spoofable(a);
 	arbq_start(d);
 	arbl_start(d);
 	return 0;
+}
+
+/* Said at start and reload: what a process may claim of itself. */
+void arb_warn_spoofable(struct arbiter *a)
+{
+	const struct gp_sel *on = gp_classifier_spoofable(&a->cls,
+							  GP_CLASS_ONLINE);
+	const struct gp_sel *off = gp_classifier_spoofable(&a->cls,
+							   GP_CLASS_OFFLINE);
+
+	if (on)
+		alog(a, "--online %s is spoofable (comm "
+			"and cmdline are the process's own to choose; "
+			"--allow-spoofable): any local user can make a process "
+			"online", on->spec);
+	if (off)
+		alog(a, "--offline %s is spoofable: a "
+			"job can leave offline by renaming itself; add uid= or "
+			"cgroup= (e.g. uid=1001,%s)", off->spec, off->spec);
+}
+
+const char *arb_spoofable(const struct arbiter *a)
+{
+	bool on = gp_classifier_spoofable(&a->cls, GP_CLASS_ONLINE);
+	bool off = gp_classifier_spoofable(&a->cls, GP_CLASS_OFFLINE);
+
+	return on && off ? "online,offline" : on ? "online" :
+	       off ? "offline" : "none";
 }
 
 void arbiter_stop(struct daemon *d)
@@ -350,6 +379,9 @@ static void arb_scan(struct daemon *d)
 		if (exited(p)) {
 			if (p->cls != GP_CLASS_NONE)
 				arb_leave(d, p, "exited");
+			/* its run-time class goes with it (a reused pid is
+			 * another process: select.h) */
+			gp_classifier_forget(&a->cls, p->pid);
 			arb_remove(a, p);
 		} else if (p->cls == GP_CLASS_OFFLINE && !p->joined) {
 			arb_offline_join(d, p);
@@ -398,6 +430,12 @@ static void arb_poll_queues(struct daemon *d, uint64_t now)
 	if (!a->o->detect_queues || !a->qw.n || now < a->next_poll)
 		return;
 	gp_qwatch_poll(&a->qw, &cb);
+	/* Work seen in its queues confirms a process's busy (its notify
+	 * busy included): only a busy nothing confirms expires. */
+	for (int i = 0; i < a->qw.n; i++)
+		if (a->qw.p[i].busy && !a->qw.p[i].err)
+			gp_policy_activity(&a->pol, now, a->qw.p[i].pid,
+					   &a->act);
 	a->next_poll = now + a->o->poll_ns;
 }
 
@@ -421,6 +459,13 @@ void arbiter_tick(struct daemon *d)
 	gp_policy_tick(&a->pol, monotonic_ns(), &a->act);
 	if (a->g)
 		gp_gpolicy_tick(a->g, monotonic_ns(), a->gact);
+	if (a->pol.st.busy_expired != a->busy_expired_said) {
+		dlimit(GP_LIMIT_BUSY_EXPIRED, "%llu busy ended: neither renewed "
+		       "nor confirmed by queue activity for --busy-max",
+		       (unsigned long long)(a->pol.st.busy_expired -
+					    a->busy_expired_said));
+		a->busy_expired_said = a->pol.st.busy_expired;
+	}
 	arb_apply(d);
 }
 

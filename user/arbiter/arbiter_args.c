@@ -10,13 +10,15 @@
 enum {
 	OPT_ONLINE = 0x200, OPT_OFFLINE, OPT_DETECT, OPT_RESUME_AFTER,
 	OPT_SHARE, OPT_WINDOW, OPT_POLL, OPT_LAUNCH_GRACE,
-	OPT_SCOPE, OPT_GANG, OPT_KFD_PROC,
+	OPT_SCOPE, OPT_GANG, OPT_KFD_PROC, OPT_SPOOFABLE, OPT_BUSY_MAX,
 };
 
 static const struct argp_option arb_options[] = {
 	{ "online", OPT_ONLINE, "SEL", 0,
 	  "Online (latency-critical) processes: pid=N, comm=NAME, "
-	  "cmdline=SUBSTRING, cgroup=PATH or uid=N; repeatable", 1 },
+	  "cmdline=SUBSTRING, cgroup=PATH or uid=N, conditions joined by "
+	  "commas all holding (uid=1001,cmdline=serve.py); comm and cmdline "
+	  "only with uid, cgroup or pid; repeatable", 1 },
 	{ "offline", OPT_OFFLINE, "SEL", 0,
 	  "Offline (best-effort) processes, suspended while online is "
 	  "busy; same selectors; repeatable", 1 },
@@ -47,6 +49,13 @@ static const struct argp_option arb_options[] = {
 	{ "kfd-proc", OPT_KFD_PROC, "DIR", 0,
 	  "A STAND-IN for /sys/class/kfd/kfd/proc (PID/queues/QID/{gpuid,"
 	  "type,size}), for tests on machines without a GPU", 1 },
+	{ "busy-max", OPT_BUSY_MAX, "DURATION", 0,
+	  "A busy neither renewed (busy again) nor confirmed by queue "
+	  "activity ends after this long (default 60s; 0: never)", 1 },
+	{ "allow-spoofable", OPT_SPOOFABLE, NULL, 0,
+	  "Accept an --online selector of comm/cmdline only (any local user "
+	  "could then make a process online; warned, and 'policy' says "
+	  "spoofable)", 1 },
 	{ "poll", OPT_POLL, "DURATION", 0,
 	  "Queue polling period for --detect queues (default 200us)", 1 },
 	{ 0 },
@@ -170,7 +179,27 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 		if (duration(state, "poll", arg, &o->poll_ns, false))
 			return EINVAL;
 		break;
-	case ARGP_KEY_END:
+	case OPT_BUSY_MAX:
+		if (duration(state, "busy-max", arg, &o->pol.busy_max_ns, true))
+			return EINVAL;
+		break;
+	case OPT_SPOOFABLE:
+		o->allow_spoofable = true;
+		return 0;
+	case ARGP_KEY_END: {
+		const struct gp_sel *sp = gp_classifier_spoofable(&o->cls,
+							GP_CLASS_ONLINE);
+
+		if (sp && !o->allow_spoofable) {
+			argp_error(state, "--online %s: comm and cmdline are the "
+				   "process's own to choose, so any local user "
+				   "could become online; add a condition it does "
+				   "not control (uid=N,%s or cgroup=PATH,%s), or "
+				   "give --allow-spoofable", sp->spec, sp->spec,
+				   sp->spec);
+			return EINVAL;
+		}
+	}
 		if (o->enabled && gp_policy_cfg_check(&o->pol, err,
 						      sizeof(err))) {
 			argp_error(state, "%s", err);

@@ -37,6 +37,7 @@ struct arbiter {
 	struct gp_pactions act;
 	uint64_t started, next_scan;
 	uint64_t trigger_ns;	/* when the last busy arrived */
+	uint64_t busy_expired_said;	/* pol.st.busy_expired logged */
 	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
 	uint64_t next_poll;
 	int n_notify;		/* connections that said busy/idle */
@@ -72,6 +73,10 @@ struct arb_proc *arb_find(struct arbiter *a, int pid);
 struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 			 enum gp_pclass cls);
 void arb_apply(struct daemon *d);
+/* Classes with a selector a process can match by itself (select.h):
+ * "none", "online", "offline", "online,offline"; warned at start. */
+const char *arb_spoofable(const struct arbiter *a);
+void arb_warn_spoofable(struct arbiter *a);
 void arb_note_notify(struct arbiter *a, const struct client *c);
 void arb_offline_join(struct daemon *d, struct arb_proc *p);
 void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);

@@ -164,6 +164,7 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	a->cls.n_offline = n->cls.n_offline;
 	memcpy(a->cls.online, n->cls.online, sizeof(a->cls.online));
 	memcpy(a->cls.offline, n->cls.offline, sizeof(a->cls.offline));
+	arb_warn_spoofable(a);
 
 	a->cfg = n->pol;
 	a->cfg.max_hold_ns = d->max_hold_ns;

@@ -137,6 +137,7 @@ static void do_classify(struct daemon *d, struct client *c,
 	struct arb_proc *p = arb_find(a, q->pid);
 	struct gp_proc_desc pd;
 	struct gp_err e = {};
+	int r;
 
 	if (gp_proc_describe("/proc", q->pid, &pd)) {
 		gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d", q->pid);
@@ -151,10 +152,16 @@ static void do_classify(struct daemon *d, struct client *c,
 			   "processes already", ARB_MAX_PROCS);
 		goto err;
 	}
-	if (gp_classifier_set(&a->cls, q->pid, q->cls)) {
-		dlimit(GP_LIMIT_CLASSES, "classify of pid %d refused", q->pid);
-		gp_err_set(&e, GP_EXIT_BUSY, ENOSPC, "too many run-time "
-			   "classes");
+	r = gp_classifier_set(&a->cls, &pd, q->cls, !c->admin);
+	if (r) {
+		dlimit(GP_LIMIT_CLASSES, "classify of pid %d uid %u refused",
+		       q->pid, pd.uid);
+		gp_err_set(&e, GP_EXIT_BUSY, -r, r == -EDQUOT ? "uid %u's "
+			   "processes have %d run-time classes already, the "
+			   "limit per user: classify one 'none' first" :
+			   "too many run-time classes (uid %u): try again "
+			   "once classified processes have exited", pd.uid,
+			   GP_OVERRIDE_PER_UID);
 		goto err;
 	}
 	alog(a, "pid %d (%s) classified %s by pid %d uid %u", q->pid,
@@ -255,7 +262,8 @@ static void do_policy(struct daemon *d, struct client *c)
 	     "resume_after_ns=%llu min_offline_share=%u window_ns=%llu "
 	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
 	     "budget_resumes=%llu max_hold_resumes=%llu "
-	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu\n",
+	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu "
+	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu\n",
 	     gp_pstate_name(a->pol.state), gp_policy_online_busy(&a->pol),
 	     a->o->detect_notify && a->o->detect_queues ? "notify,queues" :
 	     a->o->detect_queues ? "queues" : "notify",
@@ -268,7 +276,9 @@ static void do_policy(struct daemon *d, struct client *c)
 	     (unsigned long long)s->max_hold_resumes,
 	     (unsigned long long)s->cancelled_resumes,
 	     (unsigned long long)s->failures,
-	     (unsigned long long)(now - a->started));
+	     (unsigned long long)(now - a->started), arb_spoofable(a),
+	     (unsigned long long)a->cfg.busy_max_ns,
+	     (unsigned long long)s->busy_expired);
 	for (i = 0; i < a->n; i++) {
 		const struct arb_proc *p = &a->p[i];
 		unsigned int busy = 0;

@@ -13,6 +13,7 @@ void gp_policy_cfg_default(struct gp_policy_cfg *c)
 	 * serving loop, far below the 50 ms online latency goal (issue 10). */
 	c->resume_after_ns = 2 * NSEC_PER_MSEC;
 	c->window_ns = NSEC_PER_SEC;
+	c->busy_max_ns = GP_POLICY_BUSY_MAX_NS;
 }
 
 int gp_policy_cfg_check(const struct gp_policy_cfg *c, char *err, size_t len)
@@ -177,7 +178,7 @@ static bool any_held_out(const struct gp_policy *p)
 	return false;
 }
 
-enum dl { DL_NONE, DL_LINGER, DL_BUDGET, DL_WINDOW, DL_HOLD };
+enum dl { DL_NONE, DL_LINGER, DL_BUDGET, DL_WINDOW, DL_HOLD, DL_BUSY };
 
 /* The earliest deadline; with all=true also the window end that only
  * resets the accounting (advance() needs it, the timer does not). */
@@ -212,6 +213,15 @@ static uint64_t deadline(const struct gp_policy *p, bool all, enum dl *what,
 		if (o->suspended && o->since + p->cfg.max_hold_ns < d) {
 			d = o->since + p->cfg.max_hold_ns;
 			*what = DL_HOLD;
+			*idx = i;
+		}
+	}
+	for (i = 0; p->cfg.busy_max_ns && i < p->n_busy; i++) {
+		const struct gp_pbusy *b = &p->busy[i];
+
+		if (b->seen + p->cfg.busy_max_ns < d) {
+			d = b->seen + p->cfg.busy_max_ns;
+			*what = DL_BUSY;
 			*idx = i;
 		}
 	}
@@ -278,6 +288,15 @@ static void advance(struct gp_policy *p, uint64_t now,
 			resume_one(p, &p->off[idx], d, GP_CAUSE_MAX_HOLD, out);
 			p->off[idx].held_out = true;
 			break;
+		case DL_BUSY:
+			/* neither renewed nor confirmed: it ends, whole */
+			p->st.busy_expired++;
+			p->busy[idx] = p->busy[--p->n_busy];
+			if (!p->n_busy) {
+				p->now = d;
+				go_idle(p, d, out);
+			}
+			break;
 		case DL_NONE:
 			return;
 		}
@@ -338,7 +357,19 @@ int gp_policy_busy(struct gp_policy *p, uint64_t now, uint64_t src,
 			go_busy(p, p->now, out);
 	}
 	b->count++;
+	b->seen = p->now;
 	return 0;
+}
+
+void gp_policy_activity(struct gp_policy *p, uint64_t now, int pid,
+			struct gp_pactions *out)
+{
+	int i;
+
+	advance(p, now, out);
+	for (i = 0; i < p->n_busy; i++)
+		if (p->busy[i].pid == pid)
+			p->busy[i].seen = p->now;
 }
 
 /* Drops busy entries matching (src or pid); idle when none is left. */

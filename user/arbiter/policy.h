@@ -75,7 +75,15 @@ struct gp_policy_cfg {
 	unsigned int min_offline_share;	/* percent 0..100, default 0 */
 	uint64_t window_ns;		/* default 1 s */
 	uint64_t max_hold_ns;		/* 0: none */
+	uint64_t busy_max_ns;		/* a busy neither renewed nor
+					 * confirmed this long ends; 0: never;
+					 * default GP_POLICY_BUSY_MAX_NS */
 };
+
+/* 60 s: longer than a long generation request of an inference server, so
+ * a server that says busy once per request is never cut short; a client
+ * that says busy and never idle holds offline at most this long. */
+#define GP_POLICY_BUSY_MAX_NS (60ULL * 1000000000ULL)
 
 struct gp_poffline {
 	int pid;
@@ -91,6 +99,7 @@ struct gp_pbusy {
 	uint64_t src;		/* connection id, or a watcher's id */
 	int pid;		/* the online process meant */
 	unsigned int count;
+	uint64_t seen;		/* last busy or activity (busy_max_ns) */
 };
 
 enum gp_pstate {
@@ -106,6 +115,7 @@ struct gp_policy_stats {
 	uint64_t budget_resumes;	/* window budget reached (transitions) */
 	uint64_t max_hold_resumes;	/* per process */
 	uint64_t cancelled_resumes;	/* busy again within resume_after */
+	uint64_t busy_expired;		/* busy ended by busy_max_ns */
 	uint64_t failures;
 	/* Measured by the caller, recorded here for "policy": */
 	struct gp_hist trigger_to_suspend;	/* busy -> SUSPEND ioctl issued */
@@ -145,6 +155,9 @@ int gp_policy_busy(struct gp_policy *p, uint64_t now, uint64_t src,
 		   int pid, struct gp_pactions *out);
 int gp_policy_idle(struct gp_policy *p, uint64_t now, uint64_t src,
 		   int pid, struct gp_pactions *out);
+/* pid showed work (queue progress, a launch): its busy is confirmed. */
+void gp_policy_activity(struct gp_policy *p, uint64_t now, int pid,
+			struct gp_pactions *out);
 /* A connection or watcher went away: all of its busy ends. */
 void gp_policy_source_closed(struct gp_policy *p, uint64_t now,
 			     uint64_t src, struct gp_pactions *out);

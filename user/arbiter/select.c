@@ -21,7 +21,8 @@ static const struct {
 	{ "uid", GP_SEL_UID },
 };
 
-int gp_sel_parse(const char *s, struct gp_sel *sel, char *err, size_t len)
+static int cond_parse(const char *s, struct gp_cond *sel, char *err,
+		      size_t len)
 {
 	const char *eq = strchr(s, '=');
 	const char *v = eq ? eq + 1 : NULL;
@@ -46,7 +47,6 @@ int gp_sel_parse(const char *s, struct gp_sel *sel, char *err, size_t len)
 			 "characters", 20, s, GP_SEL_STR - 1);
 		return -EINVAL;
 	}
-	snprintf(sel->spec, sizeof(sel->spec), "%s", s);
 	switch (sel->kind) {
 	case GP_SEL_PID: {
 		int pid;
@@ -107,7 +107,42 @@ static bool cgroup_under(const char *path, const char *prefix)
 	return !strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/');
 }
 
-bool gp_sel_match(const struct gp_sel *sel, const struct gp_proc_desc *d)
+int gp_sel_parse(const char *s, struct gp_sel *sel, char *err, size_t len)
+{
+	char buf[GP_SEL_STR + 16], *w, *save = NULL;
+	int r;
+
+	memset(sel, 0, sizeof(*sel));
+	if (strlen(s) >= sizeof(buf)) {
+		snprintf(err, len, "selector '%.*s...' is longer than %zu "
+			 "characters", 20, s, sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	snprintf(sel->spec, sizeof(sel->spec), "%s", s);
+	sel->spoofable = true;
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (sel->n == GP_SEL_CONDS) {
+			snprintf(err, len, "selector '%s': more than %d "
+				 "conditions", s, GP_SEL_CONDS);
+			return -EINVAL;
+		}
+		r = cond_parse(w, &sel->c[sel->n], err, len);
+		if (r)
+			return r;
+		if (sel->c[sel->n].kind != GP_SEL_COMM &&
+		    sel->c[sel->n].kind != GP_SEL_CMDLINE)
+			sel->spoofable = false;
+		sel->n++;
+	}
+	if (!sel->n) {
+		snprintf(err, len, "selector '%s' has no condition", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool cond_match(const struct gp_cond *sel, const struct gp_proc_desc *d)
 {
 	switch (sel->kind) {
 	case GP_SEL_PID:
@@ -122,6 +157,16 @@ bool gp_sel_match(const struct gp_sel *sel, const struct gp_proc_desc *d)
 		return d->cgroup[0] && cgroup_under(d->cgroup, sel->str);
 	}
 	return false;
+}
+
+bool gp_sel_match(const struct gp_sel *sel, const struct gp_proc_desc *d)
+{
+	int i;
+
+	for (i = 0; i < sel->n; i++)
+		if (!cond_match(&sel->c[i], d))
+			return false;
+	return sel->n > 0;
 }
 
 int gp_classifier_add(struct gp_classifier *c, enum gp_pclass cls,
@@ -144,20 +189,42 @@ int gp_classifier_add(struct gp_classifier *c, enum gp_pclass cls,
 	return ret;
 }
 
-int gp_classifier_set(struct gp_classifier *c, int pid, enum gp_pclass cls)
+int gp_classifier_set(struct gp_classifier *c, const struct gp_proc_desc *d,
+		      enum gp_pclass cls, bool bounded)
 {
-	int i;
+	int i, mine = 0;
 
-	for (i = 0; i < c->n_over; i++)
-		if (c->over[i].pid == pid) {
+	for (i = 0; i < c->n_over; i++) {
+		if (c->over[i].pid == d->pid && c->over[i].start == d->start) {
 			c->over[i].cls = cls;
 			return 0;
 		}
+		mine += c->over[i].uid == d->uid;
+	}
+	/* The same pid, another process: the old one has gone. */
+	gp_classifier_forget(c, d->pid);
+	if (bounded && mine >= GP_OVERRIDE_PER_UID)
+		return -EDQUOT;
 	if (c->n_over == GP_OVERRIDE_MAX)
 		return -ENOSPC;
-	c->over[c->n_over].pid = pid;
+	c->over[c->n_over].pid = d->pid;
+	c->over[c->n_over].start = d->start;
+	c->over[c->n_over].uid = d->uid;
 	c->over[c->n_over++].cls = cls;
 	return 0;
+}
+
+const struct gp_sel *gp_classifier_spoofable(const struct gp_classifier *c,
+					     enum gp_pclass cls)
+{
+	const struct gp_sel *tab = cls == GP_CLASS_ONLINE ? c->online :
+				   c->offline;
+	int i, n = cls == GP_CLASS_ONLINE ? c->n_online : c->n_offline;
+
+	for (i = 0; i < n; i++)
+		if (tab[i].spoofable)
+			return &tab[i];
+	return NULL;
 }
 
 void gp_classifier_forget(struct gp_classifier *c, int pid)
@@ -171,15 +238,21 @@ void gp_classifier_forget(struct gp_classifier *c, int pid)
 		}
 }
 
+/* The first selector matching d, one the process cannot spoof first. */
 static const struct gp_sel *first_match(const struct gp_sel *tab, int n,
 					const struct gp_proc_desc *d)
 {
+	const struct gp_sel *spoofable = NULL;
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (gp_sel_match(&tab[i], d))
-			return &tab[i];
-	return NULL;
+		if (gp_sel_match(&tab[i], d)) {
+			if (!tab[i].spoofable)
+				return &tab[i];
+			if (!spoofable)
+				spoofable = &tab[i];
+		}
+	return spoofable;
 }
 
 int gp_classify(const struct gp_classifier *c, const struct gp_proc_desc *d,
@@ -189,12 +262,18 @@ int gp_classify(const struct gp_classifier *c, const struct gp_proc_desc *d,
 	int i;
 
 	for (i = 0; i < c->n_over; i++)
-		if (c->over[i].pid == d->pid) {
+		if (c->over[i].pid == d->pid && c->over[i].start == d->start) {
 			*cls = c->over[i].cls;
 			return 0;
 		}
 	on = first_match(c->online, c->n_online, d);
 	off = first_match(c->offline, c->n_offline, d);
+	/* Online only by what the process says of itself (its comm, its
+	 * argv) does not get it out of offline. */
+	if (on && off && on->spoofable) {
+		*cls = GP_CLASS_OFFLINE;
+		return 0;
+	}
 	if (on && off) {
 		char comm[sizeof(d->comm)];
 
@@ -276,5 +355,15 @@ int gp_proc_describe(const char *root, int pid, struct gp_proc_desc *d)
 				 (int)strcspn(p + 3, "\n"), p + 3);
 			break;
 		}
+	n = slurp(root, pid, "stat", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	/* After the comm's ")" (it may hold spaces and parentheses):
+	 * state is field 3, starttime field 22. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 (unsigned long long *)&d->start) != 1)
+		return -EPROTO;
 	return 0;
 }

@@ -73,9 +73,10 @@ void peer_identify(int fd, const struct ucred *uc, struct client *c)
 
 int peer_may_act(const struct client *c, pid_t pid)
 {
-	if (c->admin || !c->foreign)
+	if (c->admin || !c->foreign || pid == c->pid)
 		return 0;
-	/* A container acts inside its own PID namespace only. */
+	/* A container acts inside its own PID namespace only (unknown when
+	 * the peer's namespace could not be read: refused). */
 	return c->pidns && ns_ino(pid, "pid") == c->pidns ? 0 : -EPERM;
 }
 
