@@ -114,6 +114,8 @@ static void set_busy(struct daemon *d, struct arbl_proc *lp, bool busy,
 		gp_policy_idle(&a->pol, now, ARB_SRC_LAUNCH(lp->pid), lp->pid,
 			       &a->act);
 	}
+	if (a->g)	/* --scope gpu: the process's GPUs */
+		arbg_edge(a, ARB_SRC_LAUNCH(lp->pid), lp->pid, NULL, 0, busy);
 	alog(a, "launches of pid %d: %s (%s)", lp->pid,
 	     busy ? "busy" : "idle", why);
 }
