@@ -146,6 +146,34 @@ TEST(json_report)
 	snap_free(&s);
 }
 
+/*
+ * A process names itself: its comm (and its tracer's) reaches the text
+ * report with control characters as '?', as `list` prints it, so an
+ * escape sequence cannot rewrite the operator's terminal. JSON keeps it,
+ * escaped.
+ */
+TEST(text_escapes_comm)
+{
+	struct snap s;
+	const char *t;
+	FILE *f;
+
+	snap_collect(&s, root, false);
+	strcpy(s.procs[1].comm, "gp\033[2Jx\r");
+	strcpy(s.procs[1].tracer_comm, "tr\033]0;y\a");
+	f = capture_open();
+	snap_print_text(f, &s, false);
+	t = capture_done(f);
+	CHECK(!strchr(t, '\033') && !strchr(t, '\r') && !strchr(t, '\a'));
+	CHECK(strstr(t, " gp?[2Jx? "));
+	CHECK(strstr(t, "held (ptrace) by 7001 (tr?]0;y?)"));
+	f = capture_open();
+	snap_print_json(f, &s, false);
+	t = capture_done(f);
+	CHECK(strstr(t, "\"comm\":\"gp\\u001b[2Jx\\r\""));
+	snap_free(&s);
+}
+
 TEST(vm_like_root)
 {
 	struct snap s;
@@ -218,6 +246,7 @@ int main(void)
 	RUN(collect_model);
 	RUN(text_report);
 	RUN(json_report);
+	RUN(text_escapes_comm);
 	RUN(vm_like_root);
 	RUN(exit_codes);
 	return tap_done();

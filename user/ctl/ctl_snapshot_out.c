@@ -30,6 +30,7 @@
 
 #include "ctl_snapshot.h"
 #include "json.h"
+#include "names.h"
 #include "output.h"
 
 static const char *policy_name(int p)
@@ -125,7 +126,7 @@ static void text_topology(FILE *f, const struct snap *s)
 
 static void text_procs(FILE *f, const struct snap *s)
 {
-	char uid[16], ns[16];
+	char uid[16], ns[16], comm[32], tcomm[32];
 
 	fprintf(f, "\n");
 	if (s->nprocs < 0) {
@@ -143,16 +144,21 @@ static void text_procs(FILE *f, const struct snap *s)
 		const struct snap_proc *p = &s->procs[i];
 		size_t cl = strlen(p->cgroup);
 
+		/* a process names itself: no control character reaches
+		 * the terminal (as in `list`; JSON escapes them) */
+		gp_text_safe(comm, sizeof(comm), p->comm, sizeof(p->comm));
+		gp_text_safe(tcomm, sizeof(tcomm), p->tracer_comm,
+			     sizeof(p->tracer_comm));
 		snprintf(uid, sizeof(uid), p->uid < 0 ? "?" : "%ld", p->uid);
 		snprintf(ns, sizeof(ns), p->ns_pid ? "%d" : "?", p->ns_pid);
 		/* keep the line under 80 columns: the cgroup's tail says
 		 * most (the pod or the unit) */
 		fprintf(f, "%-8d %-7s %-6s %-15.15s %6d %s%s\n", p->pid, ns,
-			uid, p->comm, p->queues, cl > 30 ? "..." : "",
+			uid, comm, p->queues, cl > 30 ? "..." : "",
 			cl > 30 ? p->cgroup + cl - 27 : cl ? p->cgroup : "-");
 		if (p->tracer > 0)
 			fprintf(f, "%-8s held (ptrace) by %d (%s)\n", "", p->tracer,
-				p->tracer_comm[0] ? p->tracer_comm : "?");
+				tcomm[0] ? tcomm : "?");
 	}
 }
 

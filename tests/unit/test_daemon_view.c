@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/* L0: `status` shows a tenant its own holds only (daemon_view.h). */
+#include "daemon_view.h"
+#include "tap.h"
+
+TEST(admin_sees_every_hold)
+{
+	CHECK(view_shows_hold(true, 0, 0));
+	CHECK(view_shows_hold(true, 0, 1001));
+	CHECK(view_shows_hold(true, 1002, 1001));
+}
+
+TEST(tenant_sees_its_own_hold)
+{
+	CHECK(view_shows_hold(false, 1001, 1001));
+}
+
+TEST(tenant_does_not_see_others_holds)
+{
+	CHECK(!view_shows_hold(false, 1001, 1002));
+	CHECK(!view_shows_hold(false, 1001, 0));
+}
+
+int main(void)
+{
+	RUN(admin_sees_every_hold);
+	RUN(tenant_sees_its_own_hold);
+	RUN(tenant_does_not_see_others_holds);
+	return tap_done();
+}
