@@ -135,7 +135,7 @@ need() {
 	files=$(sed -n '/^\[FILES\]/,/^\[/p' packaging/man/gpreempt-ctl.h2m)
 	missing=()
 	for o in $arb; do
-		grep -q "^#$o " packaging/gpreempt.conf || missing+=("gpreempt.conf:$o")
+		grep -qE "^#$o( |$)" packaging/gpreempt.conf || missing+=("gpreempt.conf:$o")
 		grep -q "$o" packaging/gpreempt.service.in || missing+=("unit:$o")
 		grep -qF "\\fB$o\\fR" <<< "$files" || missing+=("man FILES:$o")
 	done
