@@ -164,8 +164,12 @@ policy_json() {
 	done
 	run -0 policy_json
 	echo "$output" | jq -s -e '[.[] | select(.type == "arbiter")] | .[0].busy_periods == 150'
-	# lines per wall-clock second (HH:MM:SS prefix), arbiter lines only
+	# Lines per wall-clock second (HH:MM:SS prefix), arbiter lines only.
+	# The daemon bounds lines per MONOTONIC second (50 + its "dropped"
+	# line); a wall second overlaps two monotonic ones, so it may hold up
+	# to twice that. 300 unbounded lines still exceed it.
 	max=$(grep "arbiter: " "$BATS_TEST_TMPDIR/d.log" | grep -v dropped |
 	      cut -c1-8 | uniq -c | awk '$1 > m { m = $1 } END { print m + 0 }')
-	[ "$max" -le 51 ]
+	echo "most arbiter lines in one wall second: $max"
+	[ "$max" -le 102 ]
 }
