@@ -72,13 +72,17 @@ an_latency() { # dir
 	local d=$1/latency r
 	[ -s "$d/online.ndjson" ] && [ -e "$d/trace.ndjson" ] ||
 		{ echo "latency: no latency/online.ndjson or trace.ndjson: nothing to judge"; return; }
-	# S start, U suspend done, R resume done; walk them in time order
-	r=$({ jq -r 'select(.type == "request") | "\(.start_ns) S"' "$d/online.ndjson"
+	# S start (with its end), U suspend done, R resume done, in time
+	# order. A sample: a request that starts while offline runs, to the
+	# first suspend before that request ends (none: the launch was missed,
+	# e.g. before the probes were attached; no sample).
+	r=$({ jq -r 'select(.type == "request") | "\(.start_ns) S \(.end_ns)"' "$d/online.ndjson"
 	      jq -r 'select(.type == "event" and .ret == 0 and (.op == "suspend" or .op == "resume"))
 		| "\(.ts_boot_ns + .duration_ns) \(if .op == "suspend" then "U" else "R" end)"' \
 		"$d/trace.ndjson"; } | sort -n -k1,1 | awk '
-		$2 == "S" { if (run && !pend) pend = $1; next }
-		$2 == "U" { if (pend) print ($1 - pend) / 1e6; pend = 0; run = 0; next }
+		$2 == "S" { if (run) { pend = $1; pend_end = $3 }; next }
+		$2 == "U" { if (pend && $1 <= pend_end) print ($1 - pend) / 1e6
+			    pend = 0; run = 0; next }
 		$2 == "R" { run = 1 }
 		BEGIN { run = 1 }' | sort -n | awk '
 		{ v[NR] = $1 }

@@ -4,7 +4,8 @@
 # analysis (--analyze-only) on the synthetic runs of
 # tests/unit/fixtures/l3/launch (three launch-to-suspended samples of 3, 5
 # and 8 ms; 10000 vs 9600 launches/s; a read index one behind the write
-# index while the kernel runs), verdicts at their thresholds and both
+# index while the kernel runs; a first request whose launch no suspend
+# followed), verdicts at their thresholds and both
 # outcomes, and its refusals. The GPU runs are L3 and never run here.
 
 bats_require_minimum_version 1.5.0
