@@ -236,12 +236,15 @@ if daemon "$d" queues "$(sel long)"; then
 		echo "   the daemon does not watch pid $lpid's queue (see readidx/daemon.log)"
 	else
 		wa=$(sed 's/.*wptr \(0x[0-9a-f]*\).*/\1/' <<< "$q"); ra=$(sed 's/.*rptr \(0x[0-9a-f]*\).*/\1/' <<< "$q")
-		rd() { dd if="/proc/$lpid/mem" bs=8 count=1 iflag=skip_bytes skip=$(($1)) 2>/dev/null | od -An -tu8 | tr -d ' '; }
+		# two u64s of pid $1 at $2.. (dd cannot seek in /proc/PID/mem)
+		rd() { perl -e 'open(my $f, "<:raw", "/proc/$ARGV[0]/mem") or exit 1;
+			for (@ARGV[1..$#ARGV]) { sysseek($f, hex($_), 0) && sysread($f, my $b, 8) == 8 or exit 1;
+			print unpack("Q<", $b), " " }' "$@"; }
 		echo go >&"${LONG[1]}"
 		read -r k v <&"${LONG[0]}" && echo "$k $v" >> "$d/long.txt"
 		for _ in $(seq $(( (${hold%.*} + 1) * 10 ))); do
 			up=$(cut -d' ' -f1 /proc/uptime)
-			echo "$(awk -v u="$up" 'BEGIN { printf "%.0f", u * 1e9 }') $(rd "$ra") $(rd "$wa")" >> "$d/samples.txt"
+			echo "$(awk -v u="$up" 'BEGIN { printf "%.0f", u * 1e9 }') $(rd "$lpid" "$ra" "$wa")" >> "$d/samples.txt"
 			sleep 0.1
 		done
 		read -r k v <&"${LONG[0]}" && echo "$k $v" >> "$d/long.txt"
