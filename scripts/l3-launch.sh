@@ -229,7 +229,8 @@ if daemon "$d" queues "$(sel long)"; then
 	done
 	q=""
 	# "queue Q of online pid P created: watching (wptr 0x.., rptr 0x..)"
-	re="queue [0-9]+ of online pid $lpid created: watching \(wptr 0x[0-9a-f]+, rptr 0x[0-9a-f]+\)"
+	# (arbiter_queues.c) or "watching queue Q of pid P (wptr .., rptr ..)"
+	re="queue [0-9]+ of (online )?pid $lpid [^(]*\(wptr 0x[0-9a-f]+, rptr 0x[0-9a-f]+\)"
 	wait_for 30 grep -qE "$re" "$d/daemon.log" &&
 		q=$(grep -oE "$re" "$d/daemon.log" | tail -1)
 	if [ -z "$q" ]; then
