@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "daemon_harness.h"
 #include "arbiter.h"
 #include "daemon.h"
 #include "gp_notify.h"
@@ -34,34 +35,7 @@ static char reply[8192];
 /* One request; the whole reply (INFO lines and final line) in reply. */
 static int ask(const char *req)
 {
-	size_t n = 0;
-
-	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
-		return -1;
-	reply[0] = 0;
-	for (;;) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		char *last;
-		ssize_t r;
-
-		if (poll(&p, 1, 5000) <= 0)
-			return -1;
-		r = read(fd, reply + n, sizeof(reply) - 1 - n);
-		if (r <= 0)
-			return -1;
-		n += r;
-		reply[n] = 0;
-		if (n < 2 || reply[n - 1] != '\n')
-			continue;
-		reply[n - 1] = 0;
-		last = strrchr(reply, '\n');
-		last = last ? last + 1 : reply;
-		reply[n - 1] = '\n';
-		if (!strncmp(last, "ok\n", 3))
-			return 0;
-		if (!strncmp(last, "err ", 4))
-			return atoi(last + 4);
-	}
+	return daemon_ask(fd, req, reply, sizeof(reply), 5000);
 }
 
 /* Until "policy" shows online_busy=want (polled, 3 s at most). */
@@ -81,26 +55,8 @@ static bool wait_busy(int want)
 
 static int start_daemon(void)
 {
-	char on[32], *argv[] = { "daemon", "-s", sock, "--ready", ready,
-		"--detect", "notify,queues", "--online", on, "--offline",
-		"comm=no-such-job", "--poll", "1ms", "--resume-after", "0",
-		NULL };
-	struct daemon_opts o;
-	int i;
-
-	snprintf(on, sizeof(on), "pid=%d", child);
-	dpid = fork();
-	if (dpid == 0) {
-		if (!freopen(logf, "w", stderr) ||
-		    daemon_module_add(&arbiter_module) ||
-		    daemon_parse(15, argv, &o, stdout, stderr))
-			_exit(99);
-		o.idle_ns = 300 * NSEC_PER_MSEC;	/* quiet clients */
-		_exit(daemon_main(&o));
-	}
-	for (i = 0; i < 100 && access(ready, F_OK); i++)
-		usleep(50000);
-	fd = gp_notify_open(sock);
+	fd = daemon_spawn(&dpid, child, "1ms", sock, ready, logf,
+			  300 * NSEC_PER_MSEC);	/* quiet clients */
 	return fd < 0 ? -1 : 0;
 }
 

@@ -57,7 +57,7 @@ static void on_busy(void *ctx, int pid, bool busy)
 	busy_edges[busy]++;
 }
 
-static const struct gp_qw_cb cb = { on_busy, NULL, NULL };
+static const struct gp_qw_cb cb = { on_busy, NULL, NULL, NULL };
 
 /* A CREATE_QUEUE event as the BPF return hook completes it. */
 static struct gp_event create_ev(int pid, uint32_t qid, int ret, uint32_t type,

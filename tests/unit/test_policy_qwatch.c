@@ -41,7 +41,7 @@ static void on_lost(void *ctx, int pid, uint32_t qid, int err)
 		 qid == UINT32_MAX ? -1 : (int)qid, strerror(-err));
 }
 
-static const struct gp_qw_cb cb = { on_busy, on_lost, NULL };
+static const struct gp_qw_cb cb = { on_busy, on_lost, NULL, NULL };
 static struct gp_qwatch W;
 
 static const char *poll_events(int *n_busy)

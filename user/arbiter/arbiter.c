@@ -126,6 +126,8 @@ void arbiter_stop(struct daemon *d)
 		return;
 	arbl_stop(d);
 	arbq_stop(d);
+	arb_qpoll_put(a->qp);	/* a stuck thread frees it if it ends */
+	a->qp = NULL;
 	arbg_stop(a);
 	/* targets_shutdown resumes and detaches every session. */
 	for (i = 0; i < a->n; i++)
@@ -422,20 +424,56 @@ static void qw_lost(void *ctx, int pid, uint32_t qid, int err)
 		     "no longer watched", qid, pid, strerror(-err));
 }
 
+/* A poll stuck on pid's memory past its deadline: pid is unwatched for
+ * good (its busy ended), the job's thread is left to its fate. */
+static void qw_stuck(struct daemon *d, int pid)
+{
+	struct arbiter *a = arb_of(d);
+	struct gp_qw_proc *p = gp_qwatch_find(&a->qw, pid);
+	bool busy = p && p->busy;
+
+	if (pid <= 0 || gp_qwatch_unwatched(&a->qw, pid))
+		return;
+	gp_qwatch_unwatch(&a->qw, pid, "memory read stuck");
+	if (busy)
+		qw_busy(d, pid, false);
+	alog(a, "queues of pid %d: memory read stuck for %llu s: no longer "
+	     "watched (a page that never resolves: userfaultfd, FUSE?)", pid,
+	     (unsigned long long)(ARB_QPOLL_DEADLINE_NS / NSEC_PER_SEC));
+}
+
+/* The poll itself runs off the loop (arbiter_qpoll.c): a tick merges a
+ * finished one and starts the next. */
 static void arb_poll_queues(struct daemon *d, uint64_t now)
 {
 	struct arbiter *a = arb_of(d);
-	const struct gp_qw_cb cb = { qw_busy, qw_lost, d };
+	const struct gp_qw_cb cb = { qw_busy, qw_lost, d, NULL };
 
-	if (!a->o->detect_queues || !a->qw.n || now < a->next_poll)
+	if (!a->o->detect_queues)
 		return;
-	gp_qwatch_poll(&a->qw, &cb);
-	/* Work seen in its queues confirms a process's busy (its notify
-	 * busy included): only a busy nothing confirms expires. */
-	for (int i = 0; i < a->qw.n; i++)
-		if (a->qw.p[i].busy && !a->qw.p[i].err)
-			gp_policy_activity(&a->pol, now, a->qw.p[i].pid,
-					   &a->act);
+	if (a->qp && !arb_qpoll_done(a->qp)) {
+		if (now - arb_qpoll_started(a->qp) < ARB_QPOLL_DEADLINE_NS) {
+			a->next_poll = now + a->o->poll_ns;
+			return;
+		}
+		qw_stuck(d, arb_qpoll_current(a->qp));
+		arb_qpoll_put(a->qp);
+		a->qp = NULL;
+	} else if (a->qp) {
+		arb_qpoll_merge(a->qp, &a->qw, &cb);
+		arb_qpoll_put(a->qp);
+		a->qp = NULL;
+		/* Work seen in its queues confirms a process's busy (its
+		 * notify busy included): only a busy nothing confirms
+		 * expires. */
+		for (int i = 0; i < a->qw.n; i++)
+			if (a->qw.p[i].busy && !a->qw.p[i].err)
+				gp_policy_activity(&a->pol, now,
+						   a->qw.p[i].pid, &a->act);
+	}
+	if (!a->qw.n || now < a->next_poll)
+		return;
+	a->qp = arb_qpoll_start(&a->qw, now);
 	a->next_poll = now + a->o->poll_ns;
 }
 
@@ -480,7 +518,7 @@ uint64_t arbiter_deadline(const struct daemon *d)
 		   gp_policy_next_deadline(&a->pol);
 	if (p > a->next_scan)
 		p = a->next_scan;
-	if (a->o->detect_queues && a->qw.n && a->next_poll < p)
+	if (a->o->detect_queues && (a->qw.n || a->qp) && a->next_poll < p)
 		p = a->next_poll;
 	if (arbl_deadline(d) && arbl_deadline(d) < p)
 		p = arbl_deadline(d);

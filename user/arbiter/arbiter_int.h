@@ -43,6 +43,7 @@ struct arbiter {
 	int n_notify;		/* connections that said busy/idle */
 	const struct client *notify_c[DAEMON_MAX_CLIENTS];
 	struct gp_qwatch qw;	/* --detect queues */
+	struct arb_qpoll *qp;	/* its poll in flight (arbiter_qpoll.c) */
 	struct gp_gpolicy *g;	/* --scope gpu: the deciding policy */
 	struct gp_gactions *gact;	/* its actions, to carry out */
 	int n;
@@ -134,5 +135,17 @@ void arbg_policy_lines(struct daemon *d, struct client *c);
 struct prom_buf;
 void arbg_metrics(const struct arbiter *a, struct prom_buf *b);
 void arbq_policy(struct daemon *d, struct client *c);
+
+/* arbiter_qpoll.c: the queue watcher's poll off the loop. A job not
+ * done within the deadline is stuck on cur's memory. */
+#define ARB_QPOLL_DEADLINE_NS (2 * NSEC_PER_SEC)
+struct arb_qpoll;
+struct arb_qpoll *arb_qpoll_start(const struct gp_qwatch *w, uint64_t now);
+bool arb_qpoll_done(const struct arb_qpoll *j);
+uint64_t arb_qpoll_started(const struct arb_qpoll *j);
+int arb_qpoll_current(const struct arb_qpoll *j);
+void arb_qpoll_merge(struct arb_qpoll *j, struct gp_qwatch *w,
+		     const struct gp_qw_cb *cb);
+void arb_qpoll_put(struct arb_qpoll *j);
 
 #endif

@@ -93,7 +93,15 @@ static void end_queues(struct daemon *d)
 	if (a->qw.n)
 		alog(a, "queue detection is off: %d process%s no longer "
 		     "watched", a->qw.n, a->qw.n == 1 ? "" : "es");
-	gp_qwatch_init(&a->qw);
+	{	/* stuck ones stay unwatched */
+		int n_unw = a->qw.n_unw;
+		struct gp_qw_unwatched unw[GP_QW_MAX_UNWATCHED];
+
+		memcpy(unw, a->qw.unw, sizeof(unw));
+		gp_qwatch_init(&a->qw);
+		memcpy(a->qw.unw, unw, sizeof(unw));
+		a->qw.n_unw = n_unw;
+	}
 	arb_apply(d);
 }
 

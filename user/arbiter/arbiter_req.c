@@ -202,6 +202,12 @@ static void do_watch(struct daemon *d, struct client *c,
 	if (!online_of(d, c, q->pid, &e))
 		goto err;
 	r = gp_qwatch_add(&a->qw, q->pid, q->queue, q->wptr, q->rptr);
+	if (r == -EACCES) {
+		gp_err_set(&e, GP_EXIT_BUSY, EACCES, "pid %d is not watched "
+			   "any more: %s", q->pid,
+			   gp_qwatch_unwatched(&a->qw, q->pid));
+		goto err;
+	}
 	if (r) {
 		gp_err_set(&e, r == -EEXIST ? GP_EXIT_USAGE : GP_EXIT_BUSY, -r,
 			   r == -EEXIST ? "queue %u of pid %d is watched "
@@ -319,6 +325,9 @@ static void do_policy(struct daemon *d, struct client *c)
 		     (unsigned long long)w->polls,
 		     (unsigned long long)w->busy_polls, -w->err);
 	}
+	for (i = 0; i < a->qw.n_unw; i++)
+		reply_linef(c, "unwatched pid=%d reason=\"%s\"\n",
+			    a->qw.unw[i].pid, a->qw.unw[i].why);
 	arbq_policy(d, c);
 	arbg_policy_lines(d, c);
 	hist_line(c, "trigger_to_suspend", &s->trigger_to_suspend);

@@ -148,6 +148,10 @@ enum gp_qf_result gp_qfeed_event(struct gp_qfeed *f, const struct gp_event *e,
 				  e->queue.wptr_addr, e->queue.rptr_addr);
 		if (r == -EEXIST)
 			return GP_QF_EXISTS;
+		if (r == -EACCES) {	/* unwatched: its reads got stuck */
+			f->st.skipped++;
+			return GP_QF_SKIPPED;
+		}
 		if (r) {
 			f->st.no_room++;
 			gp_qfeed_note(f, e->pid, e->queue_id, GP_QF_FULL);

@@ -22,11 +22,32 @@ struct gp_qw_proc *gp_qwatch_find(const struct gp_qwatch *w, int pid)
 	return NULL;
 }
 
+const char *gp_qwatch_unwatched(const struct gp_qwatch *w, int pid)
+{
+	for (int i = 0; i < w->n_unw; i++)
+		if (w->unw[i].pid == pid)
+			return w->unw[i].why;
+	return NULL;
+}
+
+void gp_qwatch_unwatch(struct gp_qwatch *w, int pid, const char *why)
+{
+	gp_qwatch_remove_pid(w, pid);
+	if (gp_qwatch_unwatched(w, pid))
+		return;
+	if (w->n_unw == GP_QW_MAX_UNWATCHED)
+		memmove(w->unw, w->unw + 1, sizeof(w->unw[0]) * --w->n_unw);
+	w->unw[w->n_unw++] = (struct gp_qw_unwatched){ pid, why };
+}
+
 int gp_qwatch_add(struct gp_qwatch *w, int pid, uint32_t queue_id,
 		  uint64_t wptr_addr, uint64_t rptr_addr)
 {
 	struct gp_qw_proc *p = gp_qwatch_find(w, pid);
 	int i;
+
+	if (gp_qwatch_unwatched(w, pid))
+		return -EACCES;
 
 	if (!p) {
 		if (w->n == GP_QW_MAX_PROCS)
@@ -159,6 +180,8 @@ int gp_qwatch_poll(struct gp_qwatch *w, const struct gp_qw_cb *cb)
 		bool busy = false, was = p->busy;
 		int pid = p->pid, prev_err = p->err;
 
+		if (p->nq && cb && cb->reading)
+			cb->reading(cb->ctx, pid);
 		p->err = p->nq ? read_proc(w, p, cb) : 0;
 		if (p->err == -ESRCH || (p->err == 0 && !p->nq)) {
 			/* Gone, or every queue unreadable: stop watching. */

@@ -65,8 +65,19 @@ struct gp_qw_proc {
 	struct gp_qw_queue q[GP_QW_MAX_QUEUES];
 };
 
+#define GP_QW_MAX_UNWATCHED 16
+
+/* A process no longer watched and never re-added (its reads got stuck:
+ * a page that never resolves); bounded, oldest replaced. */
+struct gp_qw_unwatched {
+	int pid;
+	const char *why;	/* static string */
+};
+
 struct gp_qwatch {
 	int n;
+	int n_unw;
+	struct gp_qw_unwatched unw[GP_QW_MAX_UNWATCHED];
 	uint64_t syscalls;
 	uint64_t sig_tests;		/* completion-signal tests run */
 	struct gp_qw_proc p[GP_QW_MAX_PROCS];
@@ -81,10 +92,14 @@ struct gp_qw_cb {
 	 * UINT32_MAX) or not readable (-EPERM). */
 	void (*lost)(void *ctx, int pid, uint32_t queue_id, int err);
 	void *ctx;
+	/* Optional: called before reading pid's memory (the off-loop
+	 * poll publishes which process it is on). */
+	void (*reading)(void *ctx, int pid);
 };
 
 void gp_qwatch_init(struct gp_qwatch *w);
-/* Watches one queue. 0, -EEXIST (same pid and queue id) or -ENOSPC. */
+/* Watches one queue. 0, -EEXIST (same pid and queue id), -ENOSPC, or
+ * -EACCES for a pid marked unwatched. */
 int gp_qwatch_add(struct gp_qwatch *w, int pid, uint32_t queue_id,
 		  uint64_t wptr_addr, uint64_t rptr_addr);
 /* Stops watching one queue (DESTROY_QUEUE) or a process (exit).
@@ -98,6 +113,10 @@ bool gp_qwatch_remove_pid(struct gp_qwatch *w, int pid);
  * processes busy after the poll.
  */
 int gp_qwatch_poll(struct gp_qwatch *w, const struct gp_qw_cb *cb);
+/* Stops watching pid for good (why: a static string); remembered in a
+ * bounded list so that it is not added again. */
+void gp_qwatch_unwatch(struct gp_qwatch *w, int pid, const char *why);
+const char *gp_qwatch_unwatched(const struct gp_qwatch *w, int pid);
 struct gp_qw_proc *gp_qwatch_find(const struct gp_qwatch *w, int pid);
 
 #endif
