@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon_module.h"
 #include "gpolicy.h"
 #include "policy.h"
 #include "select.h"
@@ -77,6 +78,8 @@ bool arbiter_keeps(const struct daemon *d, const struct client *c);
 bool arbiter_busy_open(const struct daemon *d, const struct client *c);
 /* A target left the daemon (exited, detached). */
 void arbiter_target_gone(struct daemon *d, int pid);
+bool arbiter_holds(const struct daemon *d, int pid, char *why, size_t len);
+void arbiter_hold_released(struct daemon *d, int pid, enum gp_who who);
 /*
  * SIGHUP (arbiter_reload.c): n is the checked new configuration. Applies
  * classes and policy to the running arbiter without dropping a hold

@@ -34,6 +34,8 @@ const struct gp_module arbiter_module = {
 	.keeps = arbiter_keeps,
 	.client_busy = arbiter_busy_open,
 	.target_gone = arbiter_target_gone,
+	.holds = arbiter_holds,
+	.hold_released = arbiter_hold_released,
 	.reload = arbiter_reload,
 	.metrics = arbiter_metrics,
 };

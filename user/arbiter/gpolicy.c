@@ -530,6 +530,26 @@ void gp_gpolicy_failed(struct gp_gpolicy *g, uint64_t now, int pid,
 	}
 }
 
+void gp_gpolicy_released(struct gp_gpolicy *g, uint64_t now, int pid)
+{
+	struct gp_gpolicy_priv *pv = priv(g);
+	struct gp_gproc *p = proc_of(g, pid);
+
+	if (!p)
+		return;
+	for (int i = 0; i < p->nq; i++)
+		p->q[i].suspended = false;
+	p->whole = false;
+	for (int s = 0; s < g->nslot; s++) {
+		if (!(pv->sh[s].held & (1ull << p->unit)))
+			continue;
+		gp_policy_offline_released(&g->slot[s]->p, now,
+					   g->unit[p->unit].id);
+		if (g->unit[p->unit].members == 1)
+			pv->sh[s].held &= ~(1ull << p->unit);
+	}
+}
+
 const struct gp_gslot *gp_gpolicy_slot(const struct gp_gpolicy *g,
 				       uint32_t gpu_id)
 {

@@ -147,6 +147,9 @@ void gp_gpolicy_tick(struct gp_gpolicy *g, uint64_t now,
 /* An action failed: the process is recorded as running everywhere. */
 void gp_gpolicy_failed(struct gp_gpolicy *g, uint64_t now, int pid,
 		       enum gp_pop op);
+/* An admin resumed pid outside the policy: recorded running everywhere,
+ * suspended again at the next busy edge (gp_policy_offline_released). */
+void gp_gpolicy_released(struct gp_gpolicy *g, uint64_t now, int pid);
 uint64_t gp_gpolicy_next_deadline(const struct gp_gpolicy *g);
 
 /* Lookups for policy output and tests. */

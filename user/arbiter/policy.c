@@ -465,6 +465,35 @@ void gp_policy_offline_gone(struct gp_policy *p, uint64_t now, int pid,
 	*o = p->off[--p->n_off];
 }
 
+int gp_policy_offline_released(struct gp_policy *p, uint64_t now, int pid)
+{
+	struct gp_poffline *o = find_off(p, pid);
+
+	if (!o)
+		return -ENOENT;
+	/* as gp_policy_failed: no advance, the caller ticks at its deadline */
+	if (now < p->now)
+		now = p->now;
+	if (o->suspended) {
+		acct(p, now);
+		o->suspended = false;
+		o->suspended_ns += now - o->since;
+		o->resumes++;
+		p->st.resumes++;
+	}
+	return 0;
+}
+
+bool gp_policy_offline_suspended(const struct gp_policy *p, int pid)
+{
+	int i;
+
+	for (i = 0; i < p->n_off; i++)
+		if (p->off[i].pid == pid)
+			return p->off[i].suspended;
+	return false;
+}
+
 void gp_policy_failed(struct gp_policy *p, uint64_t now, int pid,
 		      enum gp_pop op)
 {

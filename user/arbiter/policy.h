@@ -170,6 +170,14 @@ int gp_policy_offline_attached(struct gp_policy *p, uint64_t now, int pid,
 void gp_policy_offline_gone(struct gp_policy *p, uint64_t now, int pid,
 			    struct gp_pactions *out);
 /*
+ * An admin resumed pid outside the policy (the daemon applied it): it is
+ * recorded as running, its suspension closed, with no action; the next
+ * busy edge (or window) suspends it again. -ENOENT when unknown.
+ */
+int gp_policy_offline_released(struct gp_policy *p, uint64_t now, int pid);
+/* pid is attached and suspended by the policy. */
+bool gp_policy_offline_suspended(const struct gp_policy *p, int pid);
+/*
  * A new configuration (SIGHUP) at now, without dropping a hold: deadlines
  * up to now are acted on under the old one first. A changed window or
  * share starts a new window at now (fresh budget); a changed

@@ -157,6 +157,8 @@ void dmod_client_closed(struct daemon *d, struct client *c);
 bool dmod_keeps(const struct daemon *d, const struct client *c);
 bool dmod_client_busy(const struct daemon *d, const struct client *c);
 void dmod_target_gone(struct daemon *d, int pid);
+bool dmod_holds(const struct daemon *d, int pid, char *why, size_t len);
+void dmod_hold_released(struct daemon *d, int pid, enum gp_who who);
 void dmod_reload(struct daemon *d, const struct daemon_opts *n);
 void dmod_metrics(const struct daemon *d, struct prom_buf *b);
 int dmod_request(struct daemon *d, struct client *c, const char *line,

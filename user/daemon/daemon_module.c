@@ -196,6 +196,25 @@ void dmod_target_gone(struct daemon *d, int pid)
 			mods[i]->target_gone(d, pid);
 }
 
+bool dmod_holds(const struct daemon *d, int pid, char *why, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_mods; i++)
+		if (mods[i]->holds && mods[i]->holds(d, pid, why, len))
+			return true;
+	return false;
+}
+
+void dmod_hold_released(struct daemon *d, int pid, enum gp_who who)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_mods; i++)
+		if (mods[i]->hold_released)
+			mods[i]->hold_released(d, pid, who);
+}
+
 void dmod_reload(struct daemon *d, const struct daemon_opts *n)
 {
 	unsigned int i;

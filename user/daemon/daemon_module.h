@@ -43,6 +43,13 @@
  *   client_busy    true: the connection has work open (a busy), so it is
  *                  never the idle one closed to make room for an admin.
  *   target_gone    a held target left the daemon (exit, detach).
+ *   holds          true: the module holds pid (suspended or attached
+ *                  for its own ends); it writes who holds it and why into
+ *                  why ("the X (reason)"). A tenant's resume or detach of
+ *                  such a pid is refused with that text, before anything
+ *                  changes.
+ *   hold_released  an admin resumed (or detached) a pid the module holds:
+ *                  the daemon applied it; the module accounts for it.
  *   reload         SIGHUP: validate, then swap. The daemon re-parses the
  *                  flags and --config through every module's argp (the
  *                  validation: one complaint keeps the running
@@ -97,6 +104,9 @@ struct gp_module {
 	bool (*keeps)(const struct daemon *d, const struct client *c);
 	bool (*client_busy)(const struct daemon *d, const struct client *c);
 	void (*target_gone)(struct daemon *d, int pid);
+	bool (*holds)(const struct daemon *d, int pid, char *why,
+		      size_t len);
+	void (*hold_released)(struct daemon *d, int pid, enum gp_who who);
 	void (*reload)(struct daemon *d, const void *new_opts);
 	void (*metrics)(const struct daemon *d, struct prom_buf *b);
 };

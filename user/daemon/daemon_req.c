@@ -143,6 +143,9 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		dm_suspend(t->pid, op.ns, monotonic_ns() - d->req_ns);
 	else if (!suspend && op.ret >= 0 && op.n_ok)
 		dm_resume(t->pid, op.ns, false);
+	if (!suspend && op.ret >= 0 && op.n_ok)
+		dmod_hold_released(d, t->pid, c->admin ? GP_WHO_ADMIN :
+				   GP_WHO_TENANT);
 	if (suspend && op.ret >= 0)
 		hold_start(d, t, q->for_ns);
 	else if (!suspend && !session_suspended_count(t->s)) {
@@ -196,6 +199,7 @@ static void do_detach(struct daemon *d, struct client *c, pid_t pid)
 		return;
 	}
 	target_resume_all(t, "detach");
+	dmod_hold_released(d, pid, c->admin ? GP_WHO_ADMIN : GP_WHO_TENANT);
 	target_drop(d, t);
 	dlog("detached from pid %d", pid);
 	reply_ok(c);
@@ -234,6 +238,24 @@ static int authorize(const struct client *c, pid_t pid, struct gp_err *e)
 			  "saved)", c->uid, pid, u[0]);
 }
 
+/*
+ * A hold a module made (the arbiter's suspension) is the module's: a
+ * tenant may not undo it, even on its own process; an admin may, and the
+ * module is told afterwards (do_suspend_resume, do_detach).
+ */
+static int held_by_module(const struct daemon *d, const struct client *c,
+			  pid_t pid, struct gp_err *e)
+{
+	char why[160] = "";
+
+	if (c->admin || !dmod_holds(d, pid, why, sizeof(why)))
+		return 0;
+	dlog("refused uid %u: pid %d is held by %s", c->uid, pid, why);
+	return gp_err_set(e, GP_EXIT_PRIV, EPERM, "pid %d is held by %s; "
+			  "ask the node's admin to resume or detach it", pid,
+			  why);
+}
+
 void daemon_request(struct daemon *d, struct client *c, const char *line,
 		    size_t len)
 {
@@ -256,6 +278,11 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 		     line);
 	dm_request(q.verb);
 	if (q.verb != PROTO_STATUS && authorize(c, q.pid, &e)) {
+		reply_err(c, &e);
+		return;
+	}
+	if ((q.verb == PROTO_RESUME || q.verb == PROTO_DETACH) &&
+	    held_by_module(d, c, q.pid, &e)) {
 		reply_err(c, &e);
 		return;
 	}
