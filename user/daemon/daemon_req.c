@@ -143,14 +143,15 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		dm_suspend(t->pid, op.ns, monotonic_ns() - d->req_ns);
 	else if (!suspend && op.ret >= 0 && op.n_ok)
 		dm_resume(t->pid, op.ns, false);
-	if (!suspend && op.ret >= 0 && op.n_ok)
-		dmod_hold_released(d, t->pid, c->admin ? GP_WHO_ADMIN :
-				   GP_WHO_TENANT);
 	if (suspend && op.ret >= 0)
 		hold_start(d, t, q->for_ns);
 	else if (!suspend && !session_suspended_count(t->s)) {
 		hold_end(t);
 		t->resume_failures = 0;
+		/* nothing left suspended (also a process with no queues) */
+		if (op.ret >= 0)
+			dmod_hold_released(d, t->pid, c->admin ? GP_WHO_ADMIN :
+					   GP_WHO_TENANT);
 	} else if (!suspend && !q->n_queues) {
 		/* asked for everything, queues left: never a forgotten hold */
 		target_retry_resume(t, "resume request",
