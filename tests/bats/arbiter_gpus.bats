@@ -10,10 +10,7 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	CTL=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
-	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
-	[ "$(id -u)" = 0 ] || skip "needs root"
-	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd: the VM tests cover it"
+	daemon_setup
 	command -v jq >/dev/null || skip "no jq"
 	D=$BATS_TEST_TMPDIR
 	SOCK=$D/gpus.sock

@@ -100,16 +100,11 @@ while True:
 	[[ $stderr == *"not served by root"* ]]
 }
 
-daemon_up() { # extra flags
-	"$CTL" daemon -s "$T/d.sock" --ready "$T/ready" "$@" 2> "$T/d.log" &
-	DPID=$!
-	for _ in $(seq 600); do
-		[ -e "$T/ready" ] && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$T/d.log"
-	return 1
+load daemon_helper
+
+# daemon_up FLAGS: the daemon on $T/d.sock, its log in $T/log
+daemon_up() {
+	D=$T daemon_bg -s "$T/d.sock" "$@"
 }
 
 # Item 12: `daemon --send policy` read the arbiter's INFO lines with the
@@ -153,14 +148,14 @@ free_port() {
 	for fd in "${fds[@]}"; do exec {fd}>&-; done
 }
 
-# wait_log TEXT: the daemon's log ($T/d.log) gets TEXT (a minute at most:
+# wait_log TEXT: the daemon's log ($T/log) gets TEXT (a minute at most:
 # a loaded CI host is slow; the daemon answers at once when it works).
 wait_log() {
 	for _ in $(seq 600); do
-		grep -qF "$1" "$T/d.log" && return 0
+		grep -qF "$1" "$T/log" && return 0
 		sleep 0.1
 	done
-	cat "$T/d.log"
+	cat "$T/log"
 	return 1
 }
 
@@ -174,7 +169,7 @@ wait_log() {
 	mkfifo "$T/conf"
 	kill -HUP "$DPID"
 	wait_log "reload refused, running configuration kept: "
-	grep -q "cannot read --config $T/conf: not a regular file" "$T/d.log"
+	grep -q "cannot read --config $T/conf: not a regular file" "$T/log"
 	run -0 timeout 60 "$CTL" daemon -s "$T/d.sock" --send status
 	[[ $output == *"max_hold_ns=3000000000"* ]]
 	kill -TERM "$DPID"
@@ -257,5 +252,5 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 	daemon_up --online "pid=$victim" --offline comm=gp-hostile-nil -v
 	run -0 "$CTL" notify busy --pid "$victim" -s "$T/d.sock"
 	wait_log "for pid $victim (gp?[2Jx)"
-	! grep -q $'\033' "$T/d.log"
+	! grep -q $'\033' "$T/log"
 }

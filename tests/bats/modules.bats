@@ -7,9 +7,7 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	CTL=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
-	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
-	[ "$(id -u)" = 0 ] || skip "needs root"
+	daemon_setup --kfd-ok
 	D=$(mktemp -d /tmp/gpmodules.XXXXXX)
 	chmod 0755 "$D"	# let the tenant reach the socket
 	SOCK=$D/ctl.sock
