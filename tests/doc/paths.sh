@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # No tracked file names a place outside the repository: an absolute path of
-# a build machine (home and work directories: /work/, /home/, /root/,
-# /Users/, /mnt/) or a relative path that climbs out of the tree
+# a build machine (the home, user, mount and work directories that `abs`
+# below lists) or a relative path that climbs out of the tree
 # (../shared, a ../ chain that leaves the top from where its file lives).
 # System paths the tools use (/usr, /sys, /dev, /run, /proc, /tmp,
 # /var/cache/gpreempt, /etc) pass. TAP on stdout; exit 1 on a finding.
