@@ -3,7 +3,8 @@
  * The arbiter as a module of the daemon (daemon_module.h): its verbs,
  * options, timer and callbacks, in one table the daemon calls through.
  * Who may call: busy, idle and classify are for any client (the handler
- * allows root or the target process's owner), policy reads state, and
+ * allows root or the target process's owner; classify on the tenant
+ * socket only with --tenant-classify), policy reads state, and
  * watch hands the daemon addresses in another process's memory: root.
  */
 #include <argp.h>
@@ -14,7 +15,7 @@
 static const struct gp_verb arbiter_verbs[] = {
 	{ "busy", GP_WHO_TENANT, arbiter_verb },
 	{ "idle", GP_WHO_TENANT, arbiter_verb },
-	{ "classify", GP_WHO_TENANT, arbiter_verb },
+	{ "classify", GP_WHO_TENANT_OPT, arbiter_verb },
 	{ "policy", GP_WHO_TENANT, arbiter_verb },
 	{ "watch", GP_WHO_ADMIN, arbiter_verb },
 	{ NULL },

@@ -97,16 +97,6 @@ static int cond_parse(const char *s, struct gp_cond *sel, char *err,
 	return 0;
 }
 
-static bool cgroup_under(const char *path, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	if (!strcmp(prefix, "/"))
-		return true;
-	/* Whole components: /pod1 holds /pod1/x, not /pod12. */
-	return !strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/');
-}
-
 int gp_sel_parse(const char *s, struct gp_sel *sel, char *err, size_t len)
 {
 	char buf[GP_SEL_STR + 16], *w, *save = NULL;
@@ -154,7 +144,7 @@ static bool cond_match(const struct gp_cond *sel, const struct gp_proc_desc *d)
 	case GP_SEL_CMDLINE:
 		return strstr(d->cmdline, sel->str) != NULL;
 	case GP_SEL_CGROUP:
-		return d->cgroup[0] && cgroup_under(d->cgroup, sel->str);
+		return d->cgroup[0] && procfs_cgroup_under(d->cgroup, sel->str);
 	}
 	return false;
 }

@@ -123,3 +123,35 @@ long procfs_yama_scope(void)
 	buf[n] = 0;
 	return strtol(buf, NULL, 10);
 }
+
+int procfs_cgroup2(pid_t pid, char *buf, size_t len)
+{
+	char raw[4096], *p;
+	int n = procfs_read(pid, "cgroup", raw, sizeof(raw));
+
+	if (n < 0)
+		return n;
+	for (p = raw; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "0::", 3)) {
+			n = (int)strcspn(p + 3, "\n");
+			if ((size_t)n >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf, p + 3, n);
+			buf[n] = 0;
+			return n;
+		}
+	return -ENOENT;
+}
+
+int procfs_cgroup_under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (!strcmp(prefix, "/"))
+		return 1;
+	if (!strcmp(path, "/..") || strstr(path, "/../") ||
+	    (strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/..")))
+		return 0;
+	/* Whole components: /pod1 holds /pod1/x, not /pod12. */
+	return !strncmp(path, prefix, n) && (path[n] == 0 || path[n] == '/');
+}

@@ -30,6 +30,17 @@ int procfs_flags(pid_t pid, unsigned long *flags);
 /* Real, effective, saved and fs uid from "Uid:". 0 or -errno. */
 int procfs_uids(pid_t pid, uid_t uids[4]);
 
+/*
+ * The cgroup v2 path of pid (the "0::" line of /proc/<pid>/cgroup, as the
+ * reader's cgroup namespace shows it) into buf. Length, -ENOENT when the
+ * process has no v2 line (cgroup v1 only), or -errno.
+ */
+int procfs_cgroup2(pid_t pid, char *buf, size_t len);
+/* Is cgroup path under prefix, by whole components ("/a" holds "/a" and
+ * "/a/b", not "/ab")? A path with a ".." component (a cgroup outside the
+ * reader's namespace) is under nothing but "/". */
+int procfs_cgroup_under(const char *path, const char *prefix);
+
 /* /proc/sys/kernel/yama/ptrace_scope (0..3), or -1 without Yama. */
 long procfs_yama_scope(void);
 

@@ -21,7 +21,7 @@
 
 static const char *socket_path(const struct ctl_args *a)
 {
-	return a->socket ? a->socket : PROTO_DEFAULT_SOCKET;
+	return a->socket ? a->socket : ctl_default_socket();
 }
 
 static void print_daemon(const struct ctl_out *o, const struct proto_daemon *d)
@@ -208,7 +208,7 @@ int ctl_via_daemon(const struct ctl_args *a, int *exit)
 	if (a->no_daemon)
 		return 0;
 	if (stat(path, &st) || !S_ISSOCK(st.st_mode)) {
-		if (!a->socket)
+		if (!a->socket && !ctl_socket_from_env())
 			return 0;	/* no daemon: act directly */
 		gp_err_set(&e, GP_EXIT_DAEMON, ENOENT,
 			   "no daemon socket at %s: start 'gpreempt-ctl "

@@ -11,6 +11,7 @@
 
 #include "ctl_conn.h"
 #include "exitcodes.h"
+#include "gp_notify.h"
 #include "usock.h"
 #include "util.h"
 
@@ -254,4 +255,17 @@ int ctl_send_raw(const char *path, const char *request)
 	if (r.exit)
 		fprintf(stderr, "gpreempt-ctl: %s\n", r.msg);
 	return r.exit;
+}
+
+bool ctl_socket_from_env(void)
+{
+	const char *s = getenv(GP_NOTIFY_SOCKET_ENV);
+
+	return s && *s;
+}
+
+const char *ctl_default_socket(void)
+{
+	return ctl_socket_from_env() ? getenv(GP_NOTIFY_SOCKET_ENV) :
+				       PROTO_DEFAULT_SOCKET;
 }

@@ -7,6 +7,7 @@
 #ifndef GP_CTL_CONN_H
 #define GP_CTL_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "proto.h"
@@ -18,6 +19,15 @@
 #define CTL_HINT_ONESHOT "start 'gpreempt-ctl daemon', or use --no-daemon"
 #define CTL_HINT_ARBITER "start one with an arbiter, e.g. " \
 			 "'gpreempt-ctl daemon --offline comm=train'"
+
+/*
+ * The socket a client uses without --socket: $GPREEMPT_SOCKET
+ * (GP_NOTIFY_SOCKET_ENV, as gp_notify_open's) when set
+ * and not empty (a pod names its tenant socket there), else
+ * PROTO_DEFAULT_SOCKET. ctl_socket_from_env() says which.
+ */
+const char *ctl_default_socket(void);
+bool ctl_socket_from_env(void);
 
 /*
  * A connected non-blocking socket to path within timeout_ms, or -1 with

@@ -296,7 +296,7 @@ int ctl_cmd_notify(const struct ctl_args *a)
 	memcpy(q.gpus, p.gq.gpus, sizeof(q.gpus));
 	arb_format_request(req, sizeof(req), &q);
 	/* The same client servers embed (gp_notify.h). */
-	path = p.socket ? p.socket : PROTO_DEFAULT_SOCKET;
+	path = p.socket ? p.socket : ctl_default_socket();
 	fd = gp_notify_open(path);
 	if (fd == -EPERM)
 		gp_err_set(&e, GP_EXIT_DAEMON, EPERM, "%s is not served by "
@@ -418,7 +418,7 @@ int ctl_cmd_policy(const struct ctl_args *a)
 	if (p.replay)
 		return do_replay(&p, &o);
 	pp.json = p.json;
-	if (roundtrip(p.socket ? p.socket : PROTO_DEFAULT_SOCKET, "policy\n",
+	if (roundtrip(p.socket ? p.socket : ctl_default_socket(), "policy\n",
 		      &e, pol_line, &pp))
 		return ctl_report(&o, &e);
 	return GP_EXIT_OK;

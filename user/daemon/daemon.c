@@ -24,13 +24,13 @@
 /* Returns the signal that ended the loop. */
 static int loop(struct daemon *d)
 {
-	struct pollfd p[4 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS + 1 +
+	struct pollfd p[5 + PROTO_MAX_SESSIONS + DAEMON_MAX_CLIENTS + 1 +
 			MHTTP_MAX_CONN + DAEMON_MAX_IO];
 	struct signalfd_siginfo si;
 	uint32_t i, nt, nc;
 	uint64_t ticks, now, next_tick = 0;
 	bool chld;
-	int n, r, nm, nio, timeout, wait;
+	int n, r, nm, nio, timeout, wait, tl;
 
 	for (;;) {
 		/* first, so a reply it makes is polled for below */
@@ -49,6 +49,9 @@ static int loop(struct daemon *d)
 			p[n++] = (struct pollfd){ d->c[i]->fd,
 				d->c[i]->waiting ? 0 : d->c[i]->out_len ?
 				POLLOUT : POLLIN, 0 };
+		/* the tenant socket (-1 when off: poll skips it) */
+		tl = n;
+		p[n++] = (struct pollfd){ d->tlfd, POLLIN, 0 };
 		/* the log, when lines wait (last: the indices above hold) */
 		p[n++] = (struct pollfd){ dlog_fd(), POLLOUT, 0 };
 		/* then the metrics endpoint's fds (metrics_http.h) */
@@ -107,7 +110,10 @@ static int loop(struct daemon *d)
 		for (i = nc; i-- > 0;)
 			client_event(d, i, p[3 + nt + i].revents);
 		if (p[2].revents & POLLIN)
-			client_accept(d);
+			client_accept(d, d->lfd, false);
+		/* (a reload may have moved the tenant socket: by fd) */
+		if ((p[tl].revents & POLLIN) && p[tl].fd == d->tlfd)
+			client_accept(d, d->tlfd, true);
 		mhttp_service(&d->http, p + n, nm, monotonic_ns(),
 			      daemon_metrics_render, d);
 		targets_arm_watchdog(d);
@@ -154,7 +160,7 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 			return -1;
 		daemon_metrics_start();
 	}
-	if (dsock_open(d, e) || dmod_start(d, e))
+	if (dsock_open(d, e) || dtenant_start(d, e) || dmod_start(d, e))
 		return -1;
 	fmt_ns(hold, sizeof(hold), d->max_hold_ns);
 	dlog("listening on %s (%s; --max-hold %s; %s)", d->path,
@@ -176,6 +182,7 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 int daemon_main(const struct daemon_opts *o)
 {
 	struct daemon d = { .cur = *o, .lfd = -1, .sfd = -1, .tfd = -1,
+			    .tlfd = -1,
 			    .kfd = { .fd = -1 }, .http = { .lfd = -1 } };
 	struct gp_err e = {};
 	sigset_t old;
@@ -200,6 +207,7 @@ int daemon_main(const struct daemon_opts *o)
 	mhttp_close(&d.http);
 	while (d.n_c)
 		client_close(&d, d.n_c - 1);
+	dtenant_stop(&d);
 	if (d.lfd >= 0) {
 		dsock_remove(&d);
 		close(d.lfd);

@@ -74,6 +74,9 @@ struct daemon_opts {
 	void *mod_opts[DAEMON_MAX_MODULES];
 	const char *config;	/* --config FILE, or NULL */
 	const char *metrics;	/* --metrics ADDR, or NULL: off */
+	const char *tenant_socket; /* --tenant-socket PATH, or NULL: off */
+	const char *admin_cgroup;  /* --admin-cgroup PATH, or NULL */
+	bool tenant_classify;	/* the tenant socket serves GP_WHO_TENANT_OPT */
 	int argc;		/* as given to daemon_parse(), for SIGHUP */
 	char **argv;
 	struct config *cfg;	/* owns the strings read from config */

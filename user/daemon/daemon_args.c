@@ -12,7 +12,8 @@
 #include "exitcodes.h"
 #include "util.h"
 
-enum { OPT_READY = 0x100, OPT_SEND, OPT_METRICS };
+enum { OPT_READY = 0x100, OPT_SEND, OPT_METRICS, OPT_TENANT_SOCKET,
+       OPT_ADMIN_CGROUP, OPT_TENANT_CLASSIFY };
 
 static const struct argp_option daemon_options[] = {
 	{ "socket", 's', "PATH", 0,
@@ -22,6 +23,18 @@ static const struct argp_option daemon_options[] = {
 	{ "group", 'g', "NAME", 0,
 	  "Also let this group use the daemon (socket 0660, group NAME; "
 	  "default: root only, 0600)", 0 },
+	{ "tenant-socket", OPT_TENANT_SOCKET, "PATH", 0,
+	  "Also listen here for tenants (pods): every peer is a tenant, "
+	  "served status, busy, idle and policy for its own processes; mode "
+	  "0666 (0660 with --group); its directory apart from --socket's "
+	  "(default: off)", 0 },
+	{ "tenant-classify", OPT_TENANT_CLASSIFY, NULL, 0,
+	  "Also serve classify (of the peer's own processes) on the tenant "
+	  "socket", 0 },
+	{ "admin-cgroup", OPT_ADMIN_CGROUP, "PATH", 0,
+	  "Also admin: a uid-0 peer in another namespace whose cgroup v2 path "
+	  "(as /proc/PID/cgroup shows it to the daemon) is PATH or below it "
+	  "(needs Linux 6.5's SO_PEERPIDFD; never on the tenant socket)", 0 },
 	{ "ready", OPT_READY, "FILE", 0,
 	  "Write the daemon's pid to FILE once it listens", 0 },
 	{ "send", OPT_SEND, "REQUEST", 0,
@@ -59,6 +72,7 @@ static const char daemon_doc[] =
 "    gpreempt-ctl daemon -s /tmp/gp.sock -m 2s   # private, 2 s watchdog\n"
 "    gpreempt-ctl daemon --config /etc/gpreempt/gpreempt.conf\n"
 "    gpreempt-ctl daemon --metrics 127.0.0.1:9464 # Prometheus endpoint\n"
+"    gpreempt-ctl daemon --tenant-socket /run/gpreempt-tenant/ctl.sock\n"
 "    gpreempt-ctl suspend -p 4242 -f 1s          # goes to the daemon\n"
 "    gpreempt-ctl status -j                      # what it holds\n"
 "    gpreempt-ctl daemon --send 'attach pid=4242' # raw request\n"
@@ -106,6 +120,33 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->group = arg;
 		break;
+	case OPT_TENANT_SOCKET:
+		if (*arg != '/') {
+			argp_error(state, "--tenant-socket: '%s' is not an "
+				   "absolute path", arg);
+			return EINVAL;
+		}
+		o->tenant_socket = arg;
+		break;
+	case OPT_TENANT_CLASSIFY:
+		o->tenant_classify = true;
+		break;
+	case OPT_ADMIN_CGROUP: {
+		size_t n = strlen(arg);
+
+		/* "/a/b/" and "/a/b" name the same cgroup */
+		while (n > 1 && arg[n - 1] == '/')
+			arg[--n] = 0;
+		if (*arg != '/' || strstr(arg, "/..") || !strcmp(arg, "/")) {
+			argp_error(state, "--admin-cgroup: '%s' is not a "
+				   "cgroup below the root, as in "
+				   "/proc/PID/cgroup (e.g. /kubepods.slice/"
+				   "...-podUID.slice)", arg);
+			return EINVAL;
+		}
+		o->admin_cgroup = arg;
+		break;
+	}
 	case OPT_READY:
 		o->ready = arg;
 		break;

@@ -109,11 +109,13 @@ static int client_flush(struct client *c)
 }
 
 /*
- * Root, our own uid, or (with --group) a member of the group. The socket
- * mode keeps others out already; this is the check that does not depend
- * on the file system (a chmod'ed socket, a bind-mounted directory).
+ * Root, our own uid, or (with --group) a member of the group; on the
+ * tenant socket without --group, anyone (a tenant: daemon_tenant.c). The
+ * socket mode keeps others out already; this is the check that does not
+ * depend on the file system (a chmod'ed socket, a bind-mounted directory).
  */
-static bool peer_allowed(struct daemon *d, int fd, const struct ucred *uc)
+static bool peer_allowed(struct daemon *d, int fd, const struct ucred *uc,
+			 bool tenant)
 {
 	gid_t groups[MAX_PEER_GROUPS];
 	socklen_t len = sizeof(groups);
@@ -122,7 +124,7 @@ static bool peer_allowed(struct daemon *d, int fd, const struct ucred *uc)
 	if (uc->uid == 0 || uc->uid == geteuid())
 		return true;
 	if (!d->has_group)
-		return false;
+		return tenant;
 	if (uc->gid == d->gid)
 		return true;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
@@ -133,7 +135,7 @@ static bool peer_allowed(struct daemon *d, int fd, const struct ucred *uc)
 	return false;
 }
 
-void client_accept(struct daemon *d)
+void client_accept(struct daemon *d, int lfd, bool tenant)
 {
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
@@ -141,7 +143,7 @@ void client_accept(struct daemon *d)
 	struct gp_err e = {};
 	int fd;
 
-	fd = accept4(d->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
 	c = calloc(1, sizeof(*c));
@@ -154,9 +156,10 @@ void client_accept(struct daemon *d)
 	c->uid = uc.uid;
 	c->pid = uc.pid;
 	c->last_ns = monotonic_ns();
-	peer_identify(fd, &uc, c);
+	c->tenant_sock = tenant;
+	peer_identify(d, fd, &uc, c);
 	/* authorized first: a refused peer takes no slot, evicts nobody */
-	if (!peer_allowed(d, fd, &uc)) {
+	if (!peer_allowed(d, fd, &uc, tenant)) {
 		dlog_at(LOG_WARNING, "refused pid %d uid %u gid %u: not root%s%s", uc.pid,
 		      uc.uid, uc.gid, d->has_group ? " nor in group " : "",
 		      d->has_group ? d->o->group : "");

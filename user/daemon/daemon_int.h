@@ -39,6 +39,7 @@ struct client {
 	uid_t uid;
 	pid_t pid;
 	bool admin;		/* daemon_peer.c: node root, else a tenant */
+	bool tenant_sock;	/* came in on --tenant-socket: never admin */
 	bool foreign;		/* in another PID or user namespace */
 	uint64_t pidns, userns;	/* its namespaces' inodes, 0: unknown */
 	bool closing;		/* close once out is flushed */
@@ -63,6 +64,13 @@ struct daemon {
 	int lfd, sfd, tfd;
 	dev_t sock_dev;		/* our socket inode: unlink only it */
 	ino_t sock_ino;
+	/* --tenant-socket (daemon_tenant.c): tlfd -1 when off; tpath and
+	 * admin_cg are the daemon's copies (a reload frees the options') */
+	int tlfd;
+	char *tpath;
+	dev_t tsock_dev;
+	ino_t tsock_ino;
+	char *admin_cg;		/* --admin-cgroup, NULL: none */
 	bool has_group;
 	gid_t gid;
 	struct kfd kfd;
@@ -131,9 +139,11 @@ void dlimit(enum gp_limit cause, const char *fmt, ...)
 uint64_t dlimit_hits(enum gp_limit cause);
 void dlimit_render(struct prom_buf *b);
 
-/* daemon_peer.c: who a peer is (the trust model). */
+/* daemon_peer.c: who a peer is (the trust model). c->tenant_sock is set
+ * before the call. */
 struct ucred;
-void peer_identify(int fd, const struct ucred *uc, struct client *c);
+void peer_identify(const struct daemon *d, int fd, const struct ucred *uc,
+		   struct client *c);
 /* May tenant c act on pid, given its namespace? 0 or -EPERM (uids are
  * the caller's check). */
 int peer_may_act(const struct client *c, pid_t pid);
@@ -158,6 +168,8 @@ bool dmod_keeps(const struct daemon *d, const struct client *c);
 bool dmod_client_busy(const struct daemon *d, const struct client *c);
 void dmod_target_gone(struct daemon *d, int pid);
 bool dmod_holds(const struct daemon *d, int pid, char *why, size_t len);
+/* The verbs the tenant socket serves, comma-separated, into buf. */
+void dmod_tenant_verbs(const struct daemon *d, char *buf, size_t len);
 void dmod_hold_released(struct daemon *d, int pid, enum gp_who who);
 void dmod_reload(struct daemon *d, const struct daemon_opts *n);
 void dmod_metrics(const struct daemon *d, struct prom_buf *b);
@@ -168,9 +180,22 @@ int dmod_request(struct daemon *d, struct client *c, const char *line,
 int dsock_resolve_group(struct daemon *d, struct gp_err *e);
 int dsock_open(struct daemon *d, struct gp_err *e);
 void dsock_remove(struct daemon *d);
+/* Bind and listen on path (its directory made one level deep and checked
+ * root's alone) with the mode umask leaves (group d->gid when
+ * d->has_group); 0 with *fd and the inode, or -1 with e. */
+int dsock_bind(struct daemon *d, const char *path, mode_t umask_bits,
+	       int *fd, dev_t *dev, ino_t *ino, struct gp_err *e);
+/* Unlink path if it is still the socket inode dev/ino. */
+void dsock_unlink_ours(const char *path, dev_t dev, ino_t ino);
 
-/* daemon_clients.c */
-void client_accept(struct daemon *d);
+/* daemon_tenant.c: --tenant-socket and --admin-cgroup, at start, at
+ * SIGHUP (n: the new options) and at the end. */
+int dtenant_start(struct daemon *d, struct gp_err *e);
+void dtenant_reload(struct daemon *d, const struct daemon_opts *n);
+void dtenant_stop(struct daemon *d);
+
+/* daemon_clients.c: accept on lfd (tenant: the tenant socket) */
+void client_accept(struct daemon *d, int lfd, bool tenant);
 void client_close(struct daemon *d, uint32_t i);
 /* Serve what the poll said about client i; closes it when done. */
 void client_event(struct daemon *d, uint32_t i, short revents);

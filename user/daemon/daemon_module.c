@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon_int.h"
@@ -259,12 +260,42 @@ int dmod_request(struct daemon *d, struct client *c, const char *line,
 	if (!v)
 		return 0;
 	if (v->who == GP_WHO_ADMIN && !c->admin) {
-		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "uid %u may not use '%s': "
-			   "it is for the node's root (an admin)", c->uid,
-			   v->name);
+		if (c->tenant_sock)
+			gp_err_set(&e, GP_EXIT_PRIV, EPERM, "'%s' is for the "
+				   "node's admin, and nobody is admin on the "
+				   "tenant socket: use the admin socket %s as "
+				   "root", v->name, d->path);
+		else
+			gp_err_set(&e, GP_EXIT_PRIV, EPERM, "uid %u may not use "
+				   "'%s': it is for the node's root (an admin)",
+				   c->uid, v->name);
+		reply_err(c, &e);
+		return 1;
+	}
+	if (v->who == GP_WHO_TENANT_OPT && c->tenant_sock &&
+	    !d->o->tenant_classify) {
+		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "'%s' is not allowed on the "
+			   "tenant socket: the daemon runs without "
+			   "--tenant-classify", v->name);
 		reply_err(c, &e);
 		return 1;
 	}
 	v->handler(d, c, line, len);
 	return 1;
+}
+
+void dmod_tenant_verbs(const struct daemon *d, char *buf, size_t len)
+{
+	const struct gp_verb *v;
+	size_t at;
+	unsigned int i;
+
+	at = (size_t)snprintf(buf, len, "status");
+	for (i = 0; i < n_mods; i++)
+		for (v = mods[i]->verbs; v && v->name && at < len; v++)
+			if (v->who == GP_WHO_TENANT ||
+			    (v->who == GP_WHO_TENANT_OPT &&
+			     d->o->tenant_classify))
+				at += (size_t)snprintf(buf + at, len - at,
+						       ", %s", v->name);
 }

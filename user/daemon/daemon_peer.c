@@ -12,6 +12,10 @@
  * (SO_PEERPIDFD, Linux 6.5) still being alive afterwards proves the read
  * named the peer. Without it (older kernels), a failed read makes a
  * tenant, never an admin.
+ *
+ * Two exceptions, both the operator's: every peer of the tenant socket
+ * is a tenant (daemon_tenant.c), and --admin-cgroup names admins in
+ * other namespaces (named_admin).
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +27,7 @@
 
 #include "daemon_int.h"
 #include "exitcodes.h"
+#include "procfs.h"
 #include "util.h"
 
 #ifndef SO_PEERPIDFD
@@ -52,23 +57,51 @@ static bool same_peer(int pidfd)
 	return !syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
 }
 
-void peer_identify(int fd, const struct ucred *uc, struct client *c)
+/*
+ * --admin-cgroup: uid 0 (in our user namespace) in that cgroup or below
+ * it. The cgroup is the container runtime's choice (the kubelet names it
+ * after the pod's UID), never the peer's: a process cannot leave its
+ * cgroup namespace's subtree, and comm or argv play no part. Only with a
+ * pidfd, which proves the read named the peer (a reused pid could
+ * otherwise lend its cgroup).
+ */
+static bool named_admin(const struct daemon *d, const struct ucred *uc,
+			int pidfd)
+{
+	char cg[512];
+
+	return d->admin_cg && uc->uid == 0 && pidfd >= 0 &&
+	       procfs_cgroup2(uc->pid, cg, sizeof(cg)) >= 0 &&
+	       procfs_cgroup_under(cg, d->admin_cg);
+}
+
+void peer_identify(const struct daemon *d, int fd, const struct ucred *uc,
+		   struct client *c)
 {
 	socklen_t len = sizeof(int);
 	int pidfd = -1;
+	bool named;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len))
 		pidfd = -1;
 	c->pidns = ns_ino(uc->pid, "pid");
 	c->userns = ns_ino(uc->pid, "user");
-	if (!same_peer(pidfd))
+	named = !c->tenant_sock && named_admin(d, uc, pidfd);
+	if (!same_peer(pidfd)) {
 		c->pidns = c->userns = 0;
+		named = false;
+	}
 	if (pidfd >= 0)
 		close(pidfd);
 	c->foreign = !c->pidns || !c->userns ||
 		     c->pidns != ns_ino(0, "pid") ||
 		     c->userns != ns_ino(0, "user");
-	c->admin = !c->foreign && (uc->uid == 0 || uc->uid == geteuid());
+	/* on the tenant socket nobody is admin, node root included */
+	c->admin = !c->tenant_sock && (named || (!c->foreign &&
+		   (uc->uid == 0 || uc->uid == geteuid())));
+	if (named && c->foreign && d->o->verbose)
+		dlog("pid %d uid 0 in another namespace is admin: its cgroup "
+		     "is under --admin-cgroup %s", uc->pid, d->admin_cg);
 }
 
 int peer_may_act(const struct client *c, pid_t pid)

@@ -3,7 +3,8 @@
  * SIGHUP: re-read --config and the flags, apply what can change while
  * targets are held, keep every hold (daemon_int.h). What applies now:
  * max-hold (for holds that start after the reload; a running hold keeps
- * the deadline it was given) and verbose. The socket, its group and the
+ * the deadline it was given), verbose, and the tenant options
+ * (daemon_tenant.c: the tenant socket may open, move or close). The socket, its group and the
  * metrics address need a restart, which ends the holds (the kernel
  * resumes every target): the log says so instead of doing it.
  * Each module's options apply too (daemon_module.h: validated by the
@@ -59,6 +60,9 @@ void daemon_reload(struct daemon *d)
 	d->max_hold_ns = n.max_hold_ns ? n.max_hold_ns :
 			 DAEMON_DEFAULT_MAX_HOLD_NS;
 	d->cur.verbose = n.verbose;
+	d->cur.tenant_classify = n.tenant_classify;
+	/* the tenant socket may open, move or close; holds stay */
+	dtenant_reload(d, &n);
 	/* The modules' options; what they hold stays held. After
 	 * max-hold: a module may bound its holds with the new value. */
 	dmod_reload(d, &n);

@@ -278,6 +278,18 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 		     (int)(len && line[len - 1] == '\n' ? len - 1 : len),
 		     line);
 	dm_request(q.verb);
+	if (q.verb != PROTO_STATUS && c->tenant_sock) {
+		char verbs[256];
+
+		/* a server's verbs only: no sessions from a pod */
+		dmod_tenant_verbs(d, verbs, sizeof(verbs));
+		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "'%s' is not served on the "
+			   "tenant socket, which serves %s; ask the node's "
+			   "admin (the admin socket %s)",
+			   proto_verb_name(q.verb), verbs, d->path);
+		reply_err(c, &e);
+		return;
+	}
 	if (q.verb != PROTO_STATUS && authorize(c, q.pid, &e)) {
 		reply_err(c, &e);
 		return;

@@ -126,7 +126,8 @@ static int dsock_dir_safe(const char *dir, struct gp_err *e)
 	return 0;
 }
 
-int dsock_open(struct daemon *d, struct gp_err *e)
+int dsock_bind(struct daemon *d, const char *path, mode_t umask_bits,
+	       int *fdp, dev_t *dev, ino_t *ino, struct gp_err *e)
 {
 	struct sockaddr_un sa;
 	char dir[sizeof(sa.sun_path)];
@@ -134,13 +135,13 @@ int dsock_open(struct daemon *d, struct gp_err *e)
 	mode_t old;
 	int fd, r;
 
-	if (usock_addr(d->path, &sa)) {
+	if (usock_addr(path, &sa)) {
 		gp_err_set(e, GP_EXIT_USAGE, ENAMETOOLONG, "socket path %s is "
-			   "longer than %zu bytes", d->path,
+			   "longer than %zu bytes", path,
 			   sizeof(sa.sun_path) - 1);
 		return -1;
 	}
-	strcpy(dir, d->path);
+	strcpy(dir, path);
 	/* the default /run/gpreempt may not exist yet: create one level */
 	if (mkdir(dirname(dir), 0755) && errno != EEXIST) {
 		gp_err_set(e, errno == EACCES ? GP_EXIT_PRIV : GP_EXIT_FAILURE,
@@ -148,7 +149,7 @@ int dsock_open(struct daemon *d, struct gp_err *e)
 			   strerror(errno));
 		return -1;
 	}
-	if (dsock_dir_safe(dir, e) || clear_stale(d->path, e))
+	if (dsock_dir_safe(dir, e) || clear_stale(path, e))
 		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -157,16 +158,15 @@ int dsock_open(struct daemon *d, struct gp_err *e)
 		return -1;
 	}
 	/*
-	 * Born with its final mode (0600, or 0660 with --group): no chmod
-	 * by path later. Root's group owns it until the chown below.
+	 * Born with its final mode: no chmod by path later. Root's group
+	 * owns it until the chown below.
 	 */
-	old = umask(d->has_group ? 0117 : 0177);
+	old = umask(umask_bits);
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (r || lstat(d->path, &st)) {
+	if (r || lstat(path, &st)) {
 		gp_err_set(e, errno == EACCES ? GP_EXIT_PRIV : GP_EXIT_FAILURE,
-			   errno, "cannot bind %s: %s", d->path,
-			   strerror(errno));
+			   errno, "cannot bind %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -175,34 +175,45 @@ int dsock_open(struct daemon *d, struct gp_err *e)
 	 * write the socket's directory could swap the socket for a link to
 	 * any file between bind and chown. Then check it is still ours.
 	 */
-	if (d->has_group && (fchownat(AT_FDCWD, d->path, -1, d->gid,
+	if (d->has_group && (fchownat(AT_FDCWD, path, -1, d->gid,
 				      AT_SYMLINK_NOFOLLOW) ||
-			     !same_socket(d->path, &st))) {
+			     !same_socket(path, &st))) {
 		gp_err_set(e, GP_EXIT_PRIV, errno ? errno : EEXIST, "cannot "
-			   "give %s to group %s: %s", d->path, d->o->group,
+			   "give %s to group %s: %s", path, d->o->group,
 			   errno ? strerror(errno) : "it was replaced");
 		close(fd);
 		return -1;
 	}
 	if (listen(fd, 64)) {
 		gp_err_set(e, GP_EXIT_FAILURE, errno, "listen on %s: %s",
-			   d->path, strerror(errno));
-		unlink(d->path);
+			   path, strerror(errno));
+		unlink(path);
 		close(fd);
 		return -1;
 	}
-	d->sock_dev = st.st_dev;
-	d->sock_ino = st.st_ino;
-	d->lfd = fd;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	*fdp = fd;
 	return 0;
+}
+
+int dsock_open(struct daemon *d, struct gp_err *e)
+{
+	/* 0600, or 0660 with --group */
+	return dsock_bind(d, d->path, d->has_group ? 0117 : 0177, &d->lfd,
+			  &d->sock_dev, &d->sock_ino, e);
+}
+
+void dsock_unlink_ours(const char *path, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && st.st_dev == dev && st.st_ino == ino)
+		unlink(path);
 }
 
 /* Remove the socket file if it is still ours (not a successor's). */
 void dsock_remove(struct daemon *d)
 {
-	struct stat st;
-
-	if (!lstat(d->path, &st) && st.st_dev == d->sock_dev &&
-	    st.st_ino == d->sock_ino)
-		unlink(d->path);
+	dsock_unlink_ours(d->path, d->sock_dev, d->sock_ino);
 }

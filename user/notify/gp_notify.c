@@ -22,6 +22,8 @@ int gp_notify_open(const char *path)
 	int fd;
 
 	if (!path)
+		path = getenv(GP_NOTIFY_SOCKET_ENV);
+	if (!path || !*path)
 		path = GP_NOTIFY_DEFAULT_SOCKET;
 	if (strlen(path) >= sizeof(a.sun_path))
 		return -ENAMETOOLONG;

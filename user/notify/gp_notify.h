@@ -28,9 +28,13 @@ extern "C" {
 #endif
 
 #define GP_NOTIFY_DEFAULT_SOCKET "/run/gpreempt/ctl.sock"
+/* gp_notify_open(NULL) connects here when it is set and not empty: a pod
+ * names the node's tenant socket (`daemon --tenant-socket`) with it. */
+#define GP_NOTIFY_SOCKET_ENV "GPREEMPT_SOCKET"
 #define GP_NOTIFY_TIMEOUT_MS 5000
 
-/* A connected socket (path NULL: the default), or -errno (-EPERM: the
+/* A connected socket (path NULL: $GPREEMPT_SOCKET, else the default), or
+ * -errno (-EPERM: the
  * server is not root, an impostor). */
 int gp_notify_open(const char *path);
 /* 0 when the daemon said "ok"; -errno, or the daemon's exit code (> 0)
