@@ -44,11 +44,59 @@ K=$TOP/packaging/k8s
 	d=$BATS_TEST_TMPDIR
 	sed -n '/gpreempt.conf: |/,/^---/{/gpreempt.conf: |/d;/^---/d;s/^    //p}' \
 		"$K/daemonset.yaml" > "$d/gpreempt.conf"
-	[ "$(grep -c . "$d/gpreempt.conf")" -ge 4 ]
+	n=$(grep -c . "$d/gpreempt.conf")
+	[ "$n" -ge 5 ]
 	run -0 "$CTL" daemon --config "$d/gpreempt.conf" --help
 	echo 'bogus 1' >> "$d/gpreempt.conf"
 	run -2 "$CTL" daemon --config "$d/gpreempt.conf" --help
-	[[ "$output" == *"gpreempt.conf:5: unknown option 'bogus'"* ]]
+	[[ "$output" == *"gpreempt.conf:$((n + 1)): unknown option 'bogus'"* ]]
+}
+
+@test "k8s: the inference pod runs as non-root and mounts only the tenant socket's directory, read-only" {
+	/usr/bin/python3 -c 'import yaml' 2>/dev/null || skip "no python3-yaml"
+	c=$BATS_TEST_TMPDIR/check.py
+	cat >"$c" <<'PY'
+import sys, yaml
+pod = yaml.safe_load(open(sys.argv[1]))
+docs = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d]
+spec = pod["spec"]
+sc = spec["securityContext"]
+assert sc["runAsNonRoot"] is True, sc
+assert sc["runAsUser"] != 0 and sc["runAsGroup"] != 0, sc
+# one volume: the tenant socket's directory, mounted read-only
+assert [v["hostPath"]["path"] for v in spec["volumes"]] == \
+    ["/run/gpreempt-tenant"], spec["volumes"]
+for c in spec["containers"]:
+    assert c["securityContext"]["allowPrivilegeEscalation"] is False
+    for m in c["volumeMounts"]:
+        assert m["readOnly"] is True, m
+        assert m["mountPath"] == "/run/gpreempt-tenant", m
+    env = {e["name"]: e["value"] for e in c["env"]}
+    sock = env["GPREEMPT_SOCKET"]
+    assert sock.startswith("/run/gpreempt-tenant/"), sock
+# the DaemonSet's daemon serves that socket, apart from the admin one
+conf = next(d for d in docs if d["kind"] == "ConfigMap")["data"]["gpreempt.conf"]
+opts = dict(l.split(None, 1) for l in conf.splitlines() if l.strip())
+assert opts["tenant-socket"] == sock, opts
+assert not opts["socket"].startswith("/run/gpreempt-tenant/"), opts
+ds = next(d for d in docs if d["kind"] == "DaemonSet")["spec"]["template"]["spec"]
+paths = [v["hostPath"]["path"] for v in ds["volumes"] if "hostPath" in v]
+assert "/run/gpreempt-tenant" in paths and "/run/gpreempt" in paths, paths
+print("pod and daemonset agree")
+PY
+	run -0 /usr/bin/python3 "$c" "$K/inference-pod.yaml" "$K/daemonset.yaml"
+	[[ "$output" == *"pod and daemonset agree"* ]]
+	# the check fails on a pod that runs as root, mounts the admin
+	# socket's directory, or mounts read-write
+	t=$BATS_TEST_TMPDIR
+	sed -e 's/runAsUser: 1001/runAsUser: 0/' "$K/inference-pod.yaml" >"$t/1.yaml"
+	sed -e 's|path: /run/gpreempt-tenant|path: /run/gpreempt|' \
+		"$K/inference-pod.yaml" >"$t/2.yaml"
+	sed -e 's/readOnly: true/readOnly: false/' "$K/inference-pod.yaml" >"$t/3.yaml"
+	for f in 1 2 3; do
+		run -1 /usr/bin/python3 "$c" "$t/$f.yaml" "$K/daemonset.yaml"
+		[[ "$output" == *AssertionError* ]]
+	done
 }
 
 @test "k8s: the image installs the .deb and runs what it ships" {

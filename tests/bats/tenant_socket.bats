@@ -224,3 +224,27 @@ in_cgroup() {
 	[[ "$output" == *"nobody is admin on the tenant socket"* ]]
 	[ "$(awk '$1 == "TracerPid:" { print $2 }' "/proc/$TARGET/status")" = 0 ]
 }
+
+@test "tenant socket: a read-only mount of its directory (the pod's) connects but cannot replace it" {
+	command -v unshare >/dev/null || skip "no unshare"
+	daemon_bg --socket "$SOCK" --tenant-socket "$TSOCK" \
+		--offline uid=0,comm=no-such-job
+	tenant_target
+	mkdir "$D/pod"
+	# the pod's view, as the kubelet mounts it: a read-only bind mount of
+	# the host directory in a mount namespace of its own; root in it
+	# cannot unlink or replace the socket, the tenant can still connect
+	# (a connect needs write permission on the socket, not on the mount)
+	run -0 unshare --mount --propagation private sh -c '
+		mount --bind "$1/tenant" "$1/pod" &&
+		mount -o remount,bind,ro "$1/pod" || exit 9
+		rm -f "$1/pod/ctl.sock" 2>/dev/null && exit 8
+		ln -s /tmp/x "$1/pod/other.sock" 2>/dev/null && exit 7
+		exec setpriv --reuid="$2" --regid="$3" --clear-groups \
+			env GPREEMPT_SOCKET="$1/pod/ctl.sock" \
+			"$4" notify busy --pid "$5"' \
+		sh "$D" "$UA" "$GRP" "$CTL" "$TARGET"
+	[ -S "$TSOCK" ]
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q "\"type\":\"proc\",\"pid\":$TARGET,\"class\":\"online\"" <<<"$output"
+}
