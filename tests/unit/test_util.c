@@ -5,12 +5,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "json.h"
+#include "procfs.h"
 #include "tap.h"
 #include "util.h"
 
@@ -179,9 +181,37 @@ TEST(null_device_is_told_apart)
 	}
 }
 
+/* --admin-cgroup and cgroup= selectors: whole components; a cgroup outside
+ * the reader's namespace ("/../x") is under nothing but "/". */
+TEST(cgroup_under_whole_components)
+{
+	CHECK(procfs_cgroup_under("/kubepods/pod1", "/kubepods/pod1"));
+	CHECK(procfs_cgroup_under("/kubepods/pod1/c", "/kubepods/pod1"));
+	CHECK(!procfs_cgroup_under("/kubepods/pod12", "/kubepods/pod1"));
+	CHECK(!procfs_cgroup_under("/kubepods", "/kubepods/pod1"));
+	CHECK(!procfs_cgroup_under("/../kubepods/pod1", "/kubepods"));
+	CHECK(!procfs_cgroup_under("/a/../kubepods/pod1", "/a"));
+	CHECK(!procfs_cgroup_under("/a/..", "/a"));
+	CHECK(procfs_cgroup_under("/anything", "/"));
+}
+
+/* Our own cgroup v2 line, as the daemon reads a peer's. */
+TEST(cgroup2_of_self)
+{
+	char cg[512];
+	int n = procfs_cgroup2(getpid(), cg, sizeof(cg));
+
+	/* a host without cgroup v2 has no "0::" line */
+	CHECK(n == -ENOENT || (n > 0 && cg[0] == '/' && (int)strlen(cg) == n));
+	CHECK(procfs_cgroup2(getpid(), cg, 1) == -ENAMETOOLONG ||
+	      n == -ENOENT);
+}
+
 int main(void)
 {
 	RUN(duration_units);
+	RUN(cgroup_under_whole_components);
+	RUN(cgroup2_of_self);
 	RUN(duration_rejects);
 	RUN(u32_and_pid);
 	RUN(json_object);
