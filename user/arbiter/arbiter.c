@@ -15,6 +15,7 @@
 #include "arbiter_int.h"
 #include "hist.h"
 #include "names.h"
+#include "text.h"
 #include "util.h"
 
 static struct arbiter arb_storage;
