@@ -48,7 +48,7 @@ pct() {
 
 echo "# arbiter: host path (no offline process), $N rounds"
 S=$(mktemp -u /tmp/arbh.XXXXXX.sock)
-"$OUT/host/bin/gpreempt-ctl" daemon -s "$S" --offline comm=no-such-job \
+"$OUT/host/bin/gpreempt-ctl" daemon -s "$S" --offline uid=0,comm=no-such-job \
 	--resume-after 0 2> "$OUT/arb-host.log" &
 dpid=$!
 for _ in $(seq 50); do [ -S "$S" ] && break; sleep 0.1; done

@@ -41,7 +41,7 @@ for K in $KS; do
 	done
 	rm -f /tmp/arbb.ready
 	gpreempt-ctl daemon -s $S --ready /tmp/arbb.ready \
-		--offline cmdline=ready:/tmp/arbk --resume-after 0 \
+		--offline uid=0,cmdline=ready:/tmp/arbk --resume-after 0 \
 		2> /tmp/arbb.log &
 	dpid=$!
 	j=0

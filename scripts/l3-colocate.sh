@@ -154,12 +154,12 @@ if [ $workloads = hip ]; then
 	online_cmd=("$out/gp-l3-online" --rate "$rate" --burst "$burst" --duration "$duration")
 	offline_cmd=("$out/gp-l3-offline" --duration $((${duration%.*} + 10)))
 	online_sel="uid=$(id -u),cmdline=gp-l3-online"
-	offline_sel="cmdline=gp-l3-offline"
+	offline_sel="uid=$(id -u),cmdline=gp-l3-offline"
 else
 	online_cmd=(python3 "$top/tests/l3/online_resnet.py" --rate "$rate" --duration "$duration")
 	offline_cmd=(python3 "$top/tests/l3/offline_transformer.py" --duration $((${duration%.*} + 10)))
 	online_sel="uid=$(id -u),cmdline=online_resnet.py"
-	offline_sel="cmdline=offline_transformer.py"
+	offline_sel="uid=$(id -u),cmdline=offline_transformer.py"
 fi
 
 pids=()

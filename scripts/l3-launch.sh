@@ -191,7 +191,7 @@ wait_for() { # secs cmd...: poll until cmd succeeds
 }
 daemon() { # dir detect online-selector
 	"$ctl" daemon --socket "$1/arbiter.sock" --ready "$1/daemon.ready" \
-		--online "$3" --offline "cmdline=gp-l3-offline" \
+		--online "$3" --offline "uid=$(id -u),cmdline=gp-l3-offline" \
 		--detect "$2" > "$1/daemon.log" 2>&1 &
 	pids+=($!)
 	wait_for 30 test -e "$1/daemon.ready" || { echo "   daemon did not start: $(tail -3 "$1/daemon.log")"; return 1; }

@@ -53,16 +53,16 @@ reload() { # TEXT
 }
 
 @test "daemon --scope/--gang: bad values refused before anything starts (exit 2)" {
-	run -2 "$CTL" daemon -s "$SOCK" --offline comm=x --scope card
+	run -2 "$CTL" daemon -s "$SOCK" --offline uid=0,comm=x --scope card
 	[[ "$output" == *"--scope: 'card' is not gpu or node"* ]]
-	run -2 "$CTL" daemon -s "$SOCK" --offline comm=x --gang job
+	run -2 "$CTL" daemon -s "$SOCK" --offline uid=0,comm=x --gang job
 	[[ "$output" == *"--gang: 'job' is not cgroup, pgid or none"* ]]
 	[ ! -e "$SOCK" ]
 }
 
 @test "per-GPU by default: busy with gpu= drives only that GPU's machine; gang cgroup by default" {
 	sleep 300 & S=$!
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\nkfd-proc %s\n' \
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\nkfd-proc %s\n' \
 		"$SOCK" "$S" "$ST" > "$CONF"
 	mkdir -p "$ST"
 	daemon_bg --config "$CONF"
@@ -88,7 +88,7 @@ reload() { # TEXT
 	standin_queue "$S" 0 10003
 	standin_queue "$S" 1 10004
 	standin_queue "$S" 2 10003
-	daemon_bg -s "$SOCK" --online pid="$S" --offline comm=no-such-job \
+	daemon_bg -s "$SOCK" --online pid="$S" --offline uid=0,comm=no-such-job \
 		--kfd-proc "$ST"
 	run -0 "$CTL" notify busy --pid "$S" -s "$SOCK"
 	pol '[.[] | select(.type == "gpu" and .state == "busy")] | map(.gpu_id) == [10003, 10004]'
@@ -96,7 +96,7 @@ reload() { # TEXT
 
 @test "--scope node: no per-GPU machine, today's node-wide policy" {
 	sleep 300 & S=$!
-	daemon_bg -s "$SOCK" --online pid="$S" --offline comm=no-such-job \
+	daemon_bg -s "$SOCK" --online pid="$S" --offline uid=0,comm=no-such-job \
 		--scope node --gang none
 	run -0 "$CTL" notify busy --pid "$S" --gpu 10001 -s "$SOCK"
 	pol '([.[] | select(.type == "scope")][0] | .scope == "node" and .gang == "none") and ([.[] | select(.type == "gpu")] | length == 0) and ([.[] | select(.type == "arbiter")][0].online_busy == 1)'
@@ -104,12 +104,12 @@ reload() { # TEXT
 
 @test "reload: --scope and --gang change on SIGHUP, a bad value changes nothing" {
 	sleep 300 & S=$!
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\n' "$SOCK" "$S" > "$CONF"
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\n' "$SOCK" "$S" > "$CONF"
 	daemon_bg --config "$CONF"
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\nscope node\ngang pgid\n' "$SOCK" "$S" > "$CONF"
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\nscope node\ngang pgid\n' "$SOCK" "$S" > "$CONF"
 	reload "--scope node, --gang pgid"
 	pol '[.[] | select(.type == "scope")][0] | .scope == "node" and .gang == "pgid"'
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\nscope rack\n' "$SOCK" "$S" > "$CONF"
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\nscope rack\n' "$SOCK" "$S" > "$CONF"
 	kill -HUP "$DPID"
 	for _ in $(seq 100); do
 		grep -q "'rack' is not gpu or node" "$D/log" && break
@@ -117,7 +117,7 @@ reload() { # TEXT
 	done
 	grep -q "'rack' is not gpu or node" "$D/log"
 	pol '[.[] | select(.type == "scope")][0] | .scope == "node" and .gang == "pgid"'
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\n' "$SOCK" "$S" > "$CONF"
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\n' "$SOCK" "$S" > "$CONF"
 	reload "--scope gpu, --gang cgroup"
 	run -0 "$CTL" notify busy --pid "$S" --gpu 10009 -s "$SOCK"
 	pol '[.[] | select(.type == "gpu")] | map(.gpu_id) == [10009]'
@@ -127,7 +127,7 @@ reload() { # TEXT
 	command -v curl >/dev/null || skip "no curl"
 	sleep 300 & S=$!
 	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	daemon_bg -s "$SOCK" --online pid="$S" --offline comm=no-such-job \
+	daemon_bg -s "$SOCK" --online pid="$S" --offline uid=0,comm=no-such-job \
 		--metrics "127.0.0.1:$PORT"
 	run -0 "$CTL" notify busy --pid "$S" --gpu 10001,10002 -s "$SOCK"
 	run -0 "$CTL" notify idle --pid "$S" --gpu 10002 -s "$SOCK"

@@ -111,7 +111,7 @@ daemon_up() {
 # session protocol's parser and exited 11 ("malformed reply") on a
 # correct answer.
 @test "daemon --send policy: the arbiter's reply is parsed, exit 0" {
-	daemon_up --offline comm=gp-hostile-nil
+	daemon_up --offline uid=0,comm=gp-hostile-nil
 	run -0 --separate-stderr "$CTL" daemon -s "$T/d.sock" --send policy
 	[[ ${lines[0]} == "arbiter state=idle "* ]]
 	[ "${lines[-1]}" = ok ]
@@ -249,7 +249,7 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 	"$T/$name" 300 3>&- &
 	VPID=$!
 	local victim=$VPID
-	daemon_up --online "pid=$victim" --offline comm=gp-hostile-nil -v
+	daemon_up --online "pid=$victim" --offline uid=0,comm=gp-hostile-nil -v
 	run -0 "$CTL" notify busy --pid "$victim" -s "$T/d.sock"
 	wait_log "for pid $victim (gp?[2Jx)"
 	! grep -q $'\033' "$T/log"

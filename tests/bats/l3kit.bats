@@ -89,7 +89,7 @@ standin_kit() {
 	[ -s "$WORK/o/host.txt" ] && [ -s "$WORK/o/snapshot-start.json" ]
 	[ -s "$WORK/o/summary.txt" ] && [ -s "$WORK/o/plots/plots.gp" ]
 	# the arbiter got the selectors and the detection mode of each run
-	grep -qx -- "--socket $WORK/o/runs/both-notify/arbiter.sock --ready $WORK/o/runs/both-notify/daemon.ready --online uid=0,cmdline=gp-l3-online --offline cmdline=gp-l3-offline --detect notify" "$WORK/s/daemon.args"
+	grep -qx -- "--socket $WORK/o/runs/both-notify/arbiter.sock --ready $WORK/o/runs/both-notify/daemon.ready --online uid=0,cmdline=gp-l3-online --offline uid=0,cmdline=gp-l3-offline --detect notify" "$WORK/s/daemon.args"
 	grep -q -- "--detect queues$" "$WORK/s/daemon.args"
 	# only the notify run's online program talks to the daemon
 	[ "$(grep -c -- --notify-socket "$WORK/s/online.args")" = 1 ]

@@ -124,7 +124,7 @@ EOC
 	! grep -q '^gpreempt_policy_' <<< "$output"
 	kill -TERM "$DPID"; wait "$DPID"; DPID=
 	# With it: a busy period counted, online busy now.
-	start_daemon --offline comm=no-such-job
+	start_daemon --offline uid=0,comm=no-such-job
 	sleep 300 & PPID_=$!
 	run -0 "$CTL" notify busy --pid "$PPID_" -s "$SOCK"
 	curl -sS -o "$D/body" "http://127.0.0.1:$PORT/metrics"

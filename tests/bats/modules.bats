@@ -27,7 +27,7 @@ tenant() {
 }
 
 @test "modules: an admin verb (watch) is refused to a tenant before its handler; a tenant verb (policy) answers" {
-	daemon_bg --socket "$SOCK" --group nogroup --offline comm=no-such-job \
+	daemon_bg --socket "$SOCK" --group nogroup --offline uid=0,comm=no-such-job \
 		--detect notify,queues
 	run -3 --separate-stderr tenant "$CTL" daemon --socket "$SOCK" \
 		--send "watch pid=1 queue=0 wptr=0x10 rptr=0x20"

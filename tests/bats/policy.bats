@@ -95,7 +95,7 @@ policy_json() {
 }
 
 @test "notify: counted per pid, idle without busy refused, nothing changed" {
-	daemon_up --offline comm=no-such-job --resume-after 1ms
+	daemon_up --offline uid=0,comm=no-such-job --resume-after 1ms
 	run -0 "$CTL" notify busy --pid $$ -s "$SOCK"
 	run -0 "$CTL" notify busy --pid $$ -s "$SOCK"
 	run -0 policy_json
@@ -111,7 +111,7 @@ policy_json() {
 }
 
 @test "policy text: durations in units, an online pid without KFD said plainly" {
-	daemon_up --offline comm=no-such-job --resume-after 2ms --window 500ms
+	daemon_up --offline uid=0,comm=no-such-job --resume-after 2ms --window 500ms
 	run -0 "$CTL" notify busy --pid $$ -s "$SOCK"
 	run -0 "$CTL" policy -s "$SOCK"
 	[[ "$output" == *"resume-after 2.000 ms, min-offline-share 0%, window 500.000 ms"* ]]
@@ -120,7 +120,7 @@ policy_json() {
 }
 
 @test "notify --hold: the busy ends when the connection does" {
-	daemon_up --offline comm=no-such-job
+	daemon_up --offline uid=0,comm=no-such-job
 	mkfifo "$BATS_TEST_TMPDIR/f"
 	"$CTL" notify busy --hold --pid $$ -s "$SOCK" < "$BATS_TEST_TMPDIR/f" \
 		> "$BATS_TEST_TMPDIR/h.out" 3>&- 8>&- &
@@ -143,7 +143,7 @@ policy_json() {
 }
 
 @test "online selector: a pid outside it may not say busy" {
-	daemon_up --online uid=0,cmdline=serve.py --offline comm=no-such-job
+	daemon_up --online uid=0,cmdline=serve.py --offline uid=0,comm=no-such-job
 	run -2 "$CTL" notify busy --pid $$ -s "$SOCK"
 	[[ "$output" == *"is none, not online"* ]]
 	run -0 "$CTL" daemon -s "$SOCK" --send "classify pid=$$ class=online"
@@ -157,7 +157,7 @@ policy_json() {
 }
 
 @test "daemon: arbiter log lines are bounded per second" {
-	daemon_up --offline comm=no-such-job --resume-after 0
+	daemon_up --offline uid=0,comm=no-such-job --resume-after 0
 	for _ in $(seq 150); do
 		"$CTL" notify busy --pid $$ -s "$SOCK"
 		"$CTL" notify idle --pid $$ -s "$SOCK"

@@ -50,18 +50,18 @@ arbiter() { # jq expression on the "arbiter" record
 
 @test "reload: new timings apply while online stays busy; a process no longer online loses its busy" {
 	sleep 300 & S=$!
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\nresume-after 2ms\n' \
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\nresume-after 2ms\n' \
 		"$SOCK" "$S" > "$CONF"
 	start_daemon
 	run -0 "$CTL" notify busy --pid "$S" -s "$SOCK"
 	arbiter '.online_busy == 1 and .resume_after_ns == 2000000 and .busy_periods == 1'
 	# Same classes, new timings: the busy period goes on.
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\nresume-after 5ms\nmin-offline-share 20\nwindow 500ms\n' \
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\nresume-after 5ms\nmin-offline-share 20\nwindow 500ms\n' \
 		"$SOCK" "$S" > "$CONF"
 	reload "arbiter: reloaded: 1 online and 1 offline selectors, detect notify, --resume-after 5.000 ms, --min-offline-share 20%, --window 500.000 ms"
 	arbiter '.online_busy == 1 and .resume_after_ns == 5000000 and .min_offline_share == 20 and .window_ns == 500000000 and .busy_periods == 1'
 	# The online selector no longer names it: its busy ends, new ones are refused.
-	printf 'socket %s\nonline uid=0,cmdline=serve.py\noffline comm=no-such-job\n' "$SOCK" > "$CONF"
+	printf 'socket %s\nonline uid=0,cmdline=serve.py\noffline uid=0,comm=no-such-job\n' "$SOCK" > "$CONF"
 	reload "process reclassified"
 	grep -q "online pid $S (sleep) reclassified (reload): now none" "$D/log"
 	arbiter '.online_busy == 0 and .resume_after_ns == 2000000 and .min_offline_share == 0'
@@ -76,7 +76,7 @@ arbiter() { # jq expression on the "arbiter" record
 
 @test "reload: a bad file changes nothing in the arbiter" {
 	sleep 300 & S=$!
-	printf 'socket %s\nonline pid=%d\noffline comm=no-such-job\nresume-after 3ms\n' \
+	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\nresume-after 3ms\n' \
 		"$SOCK" "$S" > "$CONF"
 	start_daemon
 	run -0 "$CTL" notify busy --pid "$S" -s "$SOCK"
@@ -93,11 +93,11 @@ arbiter() { # jq expression on the "arbiter" record
 
 @test "reload: notify turned off ends the busy it reported" {
 	sleep 300 & S=$!
-	printf 'socket %s\noffline comm=no-such-job\n' "$SOCK" > "$CONF"
+	printf 'socket %s\noffline uid=0,comm=no-such-job\n' "$SOCK" > "$CONF"
 	start_daemon
 	run -0 "$CTL" notify busy --pid "$S" -s "$SOCK"
 	arbiter '.online_busy == 1'
-	printf 'socket %s\noffline comm=no-such-job\ndetect queues\n' "$SOCK" > "$CONF"
+	printf 'socket %s\noffline uid=0,comm=no-such-job\ndetect queues\n' "$SOCK" > "$CONF"
 	reload "arbiter: reloaded"
 	grep -q "notify is off: 1 busy source ended" "$D/log"
 	arbiter '.online_busy == 0 and .detect == "queues"'
@@ -111,7 +111,7 @@ arbiter() { # jq expression on the "arbiter" record
 	start_daemon
 	run -2 "$CTL" notify busy --pid "$S" -s "$SOCK"
 	[[ "$output" == *"does not arbitrate"* ]]
-	printf 'socket %s\noffline comm=no-such-job\nresume-after 4ms\n' "$SOCK" > "$CONF"
+	printf 'socket %s\noffline uid=0,comm=no-such-job\nresume-after 4ms\n' "$SOCK" > "$CONF"
 	reload "reloaded $CONF"
 	grep -q "arbiter: 0 online and 1 offline selector, detect notify, --resume-after 4.000 ms" "$D/log"
 	run -0 "$CTL" notify busy --pid "$S" -s "$SOCK"

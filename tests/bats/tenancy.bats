@@ -93,7 +93,7 @@ hold() {
 }
 
 @test "tenancy: a refused busy pid=N adds nothing to the arbiter's table" {
-	daemon_bg --socket "$SOCK" --group "$GRP" --offline comm=no-such-job
+	daemon_bg --socket "$SOCK" --group "$GRP" --offline uid=0,comm=no-such-job
 	# another user's process, named by a tenant: refused ...
 	for _ in 1 2 3; do
 		run -3 as "$UA" "$CTL" daemon --socket "$SOCK" --send "busy pid=1"
@@ -131,17 +131,23 @@ hold() {
 	grep -q "limit idle_evicted_for_admin: closed the idle connection" "$D/log"
 }
 
-@test "tenancy: an online selector a process controls alone is refused unless allowed, then marked" {
+@test "tenancy: a selector a process controls alone is refused unless allowed, then marked" {
 	run -2 "$CTL" daemon -s "$SOCK" --online cmdline=serve.py \
-		--offline comm=no-such-job
+		--offline uid=0,comm=no-such-job
 	[[ "$output" == *"--online cmdline=serve.py: comm and cmdline are the process's own to choose"*"--allow-spoofable"* ]]
 	run -2 "$CTL" daemon -s "$SOCK" --online comm=srv,cmdline=serve.py
 	[ ! -e "$SOCK" ]
+	# offline too: a job would leave offline by renaming itself
+	run -2 "$CTL" daemon -s "$SOCK" --online uid=0,cmdline=serve.py \
+		--offline comm=no-such-job
+	[[ "$output" == *"--offline comm=no-such-job: comm and cmdline are the process's own to choose, so an offline job could leave offline by renaming itself"*"uid=N,comm=no-such-job"*"--allow-spoofable"* ]]
+	run -2 "$CTL" daemon -s "$SOCK" --offline cmdline=train.py,comm=python3
+	[ ! -e "$SOCK" ]
 	# with a condition the process does not control: accepted, not marked
 	daemon_bg --socket "$SOCK" --online uid=0,cmdline=serve.py \
-		--offline comm=no-such-job
+		--offline uid=0,comm=no-such-job
 	run -0 "$CTL" policy -j -s "$SOCK"
-	grep -q '"spoofable":"offline"' <<<"$output"
+	grep -q '"spoofable":"none"' <<<"$output"
 	kill "$DPID"
 	wait "$DPID" || true
 	# insisted on: starts, warns, and policy says which class
@@ -150,6 +156,12 @@ hold() {
 	grep -q "online cmdline=serve.py is spoofable" "$D/log"
 	run -0 "$CTL" policy -j -s "$SOCK"
 	grep -q '"spoofable":"online"' <<<"$output"
+	kill "$DPID"
+	wait "$DPID" || true
+	daemon_bg --socket "$SOCK" --allow-spoofable --offline comm=no-such-job
+	grep -q "offline comm=no-such-job is spoofable" "$D/log"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"spoofable":"offline"' <<<"$output"
 }
 
 @test "tenancy: an offline job naming itself after the online selector stays offline" {

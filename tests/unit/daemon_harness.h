@@ -67,7 +67,7 @@ static inline int daemon_spawn(pid_t *dpid, int online_pid, char *poll,
 {
 	char on[32], *argv[] = { "daemon", "-s", sock, "--ready", ready,
 		"--detect", "notify,queues", "--online", on, "--offline",
-		"comm=no-such-job", "--poll", poll, "--resume-after", "0",
+		"uid=0,comm=no-such-job", "--poll", poll, "--resume-after", "0",
 		NULL };
 	struct daemon_opts o;
 	int i;

@@ -316,7 +316,7 @@ static pid_t daemon_in_userns(void)
 {
 	char on[32], *argv[] = { "daemon", "-s", sock, "--ready", ready,
 		"--detect", "notify,queues", "--online", on, "--offline",
-		"comm=no-such-job", NULL };
+		"uid=0,comm=no-such-job", NULL };
 	struct daemon_opts o;
 	pid_t pid;
 
@@ -477,7 +477,7 @@ TEST(daemon_policy_names_unwatched_queues)
 {
 	char on[32], kfd[96], qd[160], *argv[] = { "daemon", "-s", sock,
 		"--ready", ready, "--detect", "queues", "--online", on,
-		"--offline", "comm=no-such-job", NULL };
+		"--offline", "uid=0,comm=no-such-job", NULL };
 	char want[800];
 	pid_t d;
 	int fd;
@@ -511,7 +511,7 @@ TEST(daemon_answers_while_the_mqd_dump_blocks)
 {
 	char on[32], kfd[96], dbg[96], fifo[128], qd[192], *argv[] = {
 		"daemon", "-s", sock, "--ready", ready, "--detect", "queues",
-		"--online", on, "--offline", "comm=no-such-job", NULL };
+		"--online", on, "--offline", "uid=0,comm=no-such-job", NULL };
 	char want[1200];
 	uint64_t t0;
 	pid_t d;

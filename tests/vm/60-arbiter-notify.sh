@@ -94,7 +94,7 @@ T2=$TPID
 d_start() { # extra flags; the log is appended to
 	rm -f /tmp/arb.ready
 	gpreempt-ctl daemon --socket $SOCK --ready /tmp/arb.ready --group 65534 \
-		--online uid=0,cmdline=online-standin --offline cmdline=ready:/tmp/off \
+		--online uid=0,cmdline=online-standin --offline uid=0,cmdline=ready:/tmp/off \
 		--resume-after 300ms --scope node "$@" 2>> $LOG &
 	DPID=$!
 }

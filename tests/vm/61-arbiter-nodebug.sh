@@ -24,7 +24,7 @@ if [ "$GP_KERNEL" = 6.1 ]; then
 fi
 rm -f /tmp/arb.ready
 gpreempt-ctl daemon --socket $SOCK --ready /tmp/arb.ready \
-	--online uid=0,cmdline=online-standin --offline cmdline=ready:/tmp/off \
+	--online uid=0,cmdline=online-standin --offline uid=0,cmdline=ready:/tmp/off \
 	2> $LOG &
 DPID=$!
 

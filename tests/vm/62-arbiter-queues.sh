@@ -43,7 +43,7 @@ if ! tr_start "$TR"; then
 fi
 rm -f /tmp/aq.ready
 gpreempt-ctl daemon --socket $SOCK --ready /tmp/aq.ready \
-	--online uid=0,cmdline=online-ex --offline comm=no-such-job \
+	--online uid=0,cmdline=online-ex --offline uid=0,comm=no-such-job \
 	--detect notify,queues 2>> $LOG &
 DPID=$!
 

@@ -81,7 +81,7 @@ if ctl_target gd1 open runtime-enable ready:/tmp/gd1.ready wait:300000; then
 	standin_queue "$T1" 2 10002
 	standin_queue "$T1" 3 10002
 	standin_queue "$T1" 4 10001
-	if d_start --offline cmdline=ready:/tmp/gd1 --gang none &&
+	if d_start --offline uid=0,cmdline=ready:/tmp/gd1 --gang none &&
 	   wait_log "offline pid $T1 .* attached" 20 &&
 	   tr_start /tmp/gd1-trace.json; then
 		notify busy 10002
@@ -141,7 +141,7 @@ if rocr_present "$n"; then
 		c1=$(grep '^0::' /proc/$R1/cgroup)
 		if [ -z "$c1" ] || [ "$c1" != "$(grep '^0::' /proc/$R2/cgroup)" ]; then
 			gp_fail "$n" "the two ROCr processes are not in one cgroup v2 group: $(cat /proc/$R1/cgroup /proc/$R2/cgroup)"
-		elif d_start --offline cmdline=/tmp/gr &&
+		elif d_start --offline uid=0,cmdline=/tmp/gr &&
 		     wait_log "offline pid $R1 .* attached" 30 &&
 		     wait_log "offline pid $R2 .* attached" 30 &&
 		     tr_start /tmp/gd3-trace.json; then

@@ -132,7 +132,7 @@ sh -c 'while :; do sleep 1; done' online-standin &
 OPID=$!
 ctl_target a1 open runtime-enable ready:/tmp/a1.ready wait:300000
 A1=$TPID
-printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nscope node\nonline uid=0,cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 300ms\n' \
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nscope node\nonline uid=0,cmdline=online-standin\noffline uid=0,cmdline=ready:/tmp/a1\nresume-after 300ms\n' \
 	$ASOCK > $ACONF
 rm -f /tmp/a.ready
 gpreempt-ctl daemon --config $ACONF --ready /tmp/a.ready 2> $ALOG &
@@ -166,7 +166,7 @@ else
 fi
 
 n="arbiter reload: new timings, the offline hold and the session survive"
-printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nscope node\nonline uid=0,cmdline=online-standin\noffline cmdline=ready:/tmp/a1\nresume-after 500ms\nwindow 2s\n' \
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nscope node\nonline uid=0,cmdline=online-standin\noffline uid=0,cmdline=ready:/tmp/a1\nresume-after 500ms\nwindow 2s\n' \
 	$ASOCK > $ACONF
 kill -HUP $DPID
 if alog_wait "arbiter: reloaded: 1 online and 1 offline selectors, detect notify, --resume-after 500.000 ms, --min-offline-share 0%, --window 2.000 s" 5 &&
@@ -182,7 +182,7 @@ else
 fi
 
 n="arbiter reload: offline no longer selected: resumed and released (TracerPid 0)"
-printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nscope node\nonline uid=0,cmdline=online-standin\noffline cmdline=no-such-job\n' \
+printf 'socket %s\nmax-hold 60s\nmetrics 127.0.0.1:9465\nscope node\nonline uid=0,cmdline=online-standin\noffline uid=0,cmdline=no-such-job\n' \
 	$ASOCK > $ACONF
 kill -HUP $DPID
 i=0

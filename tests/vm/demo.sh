@@ -43,13 +43,13 @@ wait $dpid
 # The "server" is a shell whose command line says serve.py; the training
 # job above is offline. No GPU: each suspend reaches KFD, no queue stops.
 echo
-echo "\$ gpreempt-ctl daemon --online uid=0,cmdline=serve.py --offline comm=kfd-exerciser \\"
+echo "\$ gpreempt-ctl daemon --online uid=0,cmdline=serve.py --offline uid=0,comm=kfd-exerciser \\"
 echo "      --resume-after 2ms --min-offline-share 20 --window 1s &"
 sh -c 'while :; do sleep 1; done' serve.py &
 srv=$!
 rm -f /tmp/d.ready
 gpreempt-ctl daemon --ready /tmp/d.ready --online uid=0,cmdline=serve.py \
-	--offline comm=kfd-exerciser --resume-after 2ms \
+	--offline uid=0,comm=kfd-exerciser --resume-after 2ms \
 	--min-offline-share 20 --window 1s > /tmp/arbiter.log 2>&1 &
 dpid=$!
 while [ ! -e /tmp/d.ready ]; do sleep 0.1; done

@@ -15,6 +15,7 @@
 #include "arbiter_int.h"
 #include "hist.h"
 #include "names.h"
+#include "text.h"
 #include "util.h"
 
 static struct arbiter arb_storage;
@@ -103,7 +104,7 @@ void arb_warn_spoofable(struct arbiter *a)
 			"--allow-spoofable): any local user can make a process "
 			"online", on->spec);
 	if (off)
-		alog(a, "--offline %s is spoofable: a "
+		alog(a, "--offline %s is spoofable (--allow-spoofable): a "
 			"job can leave offline by renaming itself; add uid= or "
 			"cgroup= (e.g. uid=1001,%s)", off->spec, off->spec);
 }

@@ -45,7 +45,7 @@ struct arbiter_opts {
 	uint64_t poll_ns;	/* queue polling period */
 	uint64_t launch_grace_ns; /* --detect launch: busy this long after
 				   * the last launch with no other end */
-	bool allow_spoofable;	/* start with an online selector made of
+	bool allow_spoofable;	/* start with a selector made of
 				 * comm/cmdline only (select.h) */
 	const char *kfd_proc_dir; /* tests: NULL is KFD_SYSFS_PROC */
 	const char *debugfs_kfd_dir; /* tests: NULL is /sys/kernel/debug/kfd */

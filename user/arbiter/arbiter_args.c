@@ -53,8 +53,9 @@ static const struct argp_option arb_options[] = {
 	  "A busy neither renewed (busy again) nor confirmed by queue "
 	  "activity ends after this long (default 60s; 0: never)", 1 },
 	{ "allow-spoofable", OPT_SPOOFABLE, NULL, 0,
-	  "Accept an --online selector of comm/cmdline only (any local user "
-	  "could then make a process online; warned, and 'policy' says "
+	  "Accept an --online or --offline selector of comm/cmdline only "
+	  "(any local user could then make a process online, any offline "
+	  "job leave offline by renaming itself; warned, and 'policy' says "
 	  "spoofable)", 1 },
 	{ "poll", OPT_POLL, "DURATION", 0,
 	  "Queue polling period for --detect queues (default 200us)", 1 },
@@ -110,6 +111,28 @@ static int detect(struct argp_state *state, struct arbiter_opts *o,
 		return EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * A selector made only of what the process chooses itself (comm, argv)
+ * is refused without --allow-spoofable: online, any local user could
+ * claim it; offline, a job leaves it by renaming itself (issue 24).
+ */
+static int spoofable_refused(struct argp_state *state,
+			     const struct arbiter_opts *o, enum gp_pclass cls)
+{
+	const struct gp_sel *sp = gp_classifier_spoofable(&o->cls, cls);
+
+	if (!sp || o->allow_spoofable)
+		return 0;
+	argp_error(state, "--%s %s: comm and cmdline are the process's own "
+		   "to choose, so %s; add a condition it does not control "
+		   "(uid=N,%s or cgroup=PATH,%s), or give --allow-spoofable",
+		   gp_pclass_name(cls), sp->spec, cls == GP_CLASS_ONLINE ?
+		   "any local user could become online" :
+		   "an offline job could leave offline by renaming itself",
+		   sp->spec, sp->spec);
+	return EINVAL;
 }
 
 static error_t arb_opt(int key, char *arg, struct argp_state *state)
@@ -186,20 +209,10 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SPOOFABLE:
 		o->allow_spoofable = true;
 		return 0;
-	case ARGP_KEY_END: {
-		const struct gp_sel *sp = gp_classifier_spoofable(&o->cls,
-							GP_CLASS_ONLINE);
-
-		if (sp && !o->allow_spoofable) {
-			argp_error(state, "--online %s: comm and cmdline are the "
-				   "process's own to choose, so any local user "
-				   "could become online; add a condition it does "
-				   "not control (uid=N,%s or cgroup=PATH,%s), or "
-				   "give --allow-spoofable", sp->spec, sp->spec,
-				   sp->spec);
+	case ARGP_KEY_END:
+		if (spoofable_refused(state, o, GP_CLASS_ONLINE) ||
+		    spoofable_refused(state, o, GP_CLASS_OFFLINE))
 			return EINVAL;
-		}
-	}
 		if (o->enabled && gp_policy_cfg_check(&o->pol, err,
 						      sizeof(err))) {
 			argp_error(state, "%s", err);
@@ -222,7 +235,7 @@ static const char arb_doc[] =
 "pid=N class=online|offline|none, watch pid=N queue=ID wptr=0x.. "
 "rptr=0x.., policy (user/arbiter/arb_proto.h).\n"
 "    gpreempt-ctl daemon --group gpreempt --online cmdline=serve.py \\\n"
-"        --offline cmdline=train.py --min-offline-share 20\n"
+"        --offline uid=1002,cmdline=train.py --min-offline-share 20\n"
 "    gpreempt-ctl notify busy --pid 4242; gpreempt-ctl policy\n";
 
 const struct argp arbiter_argp = {

@@ -10,6 +10,7 @@
 #include "names.h"
 #include "procfs.h"
 #include "select.h"
+#include "text.h"
 #include "util.h"
 
 static const struct {

@@ -2,40 +2,7 @@
 #include <inttypes.h>
 
 #include "json.h"
-
-/*
- * Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF), or 0 if the bytes there are not
- * one.
- */
-static int utf8_len(const unsigned char *p)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	int n;
-
-	if (*p >= 0xc2 && *p <= 0xdf)
-		n = 2;
-	else if (*p >= 0xe0 && *p <= 0xef)
-		n = 3;
-	else if (*p >= 0xf0 && *p <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (*p == 0xe0)
-		lo = 0xa0;
-	else if (*p == 0xed)
-		hi = 0x9f;
-	else if (*p == 0xf0)
-		lo = 0x90;
-	else if (*p == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (int i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return n;
-}
+#include "text.h"
 
 void json_write_string(FILE *f, const char *s)
 {
@@ -49,7 +16,7 @@ void json_write_string(FILE *f, const char *s)
 		 * Latin-1 reading), so every line stays valid JSON.
 		 */
 		if (*p >= 0x80) {
-			int n = utf8_len(p);
+			int n = gp_utf8_len((const char *)p);
 
 			if (n) {
 				fwrite(p, 1, n, f);

@@ -18,7 +18,7 @@
  */
 #define CTL_HINT_ONESHOT "start 'gpreempt-ctl daemon', or use --no-daemon"
 #define CTL_HINT_ARBITER "start one with an arbiter, e.g. " \
-			 "'gpreempt-ctl daemon --offline comm=train'"
+			 "'gpreempt-ctl daemon --offline uid=0,comm=train'"
 
 /*
  * The socket a client uses without --socket: $GPREEMPT_SOCKET

@@ -17,6 +17,7 @@
 #include "names.h"
 #include "procfs.h"
 #include "queues.h"
+#include "text.h"
 #include "util.h"
 
 struct kproc {

@@ -32,6 +32,7 @@
 #include "json.h"
 #include "names.h"
 #include "output.h"
+#include "text.h"
 
 static const char *policy_name(int p)
 {

@@ -162,18 +162,3 @@ char *gp_fmt_size(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%" PRIu64, v);
 	return buf;
 }
-
-char *gp_text_safe(char *dst, size_t len, const char *src, size_t srclen)
-{
-	size_t i;
-
-	if (!len)
-		return dst;
-	for (i = 0; i + 1 < len && i < srclen && src[i]; i++) {
-		unsigned char c = src[i];
-
-		dst[i] = c < 0x20 || c == 0x7f ? '?' : c;
-	}
-	dst[i] = '\0';
-	return dst;
-}

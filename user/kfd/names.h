@@ -46,11 +46,5 @@ const char *gp_errno_name(int err);
 /* Ring sizes are powers of two in practice: 4096 -> "4K", 2^20 -> "1M". */
 char *gp_fmt_size(char *buf, size_t len, uint64_t bytes);
 
-/*
- * Copy a string that came from a process (comm, cmdline) for a terminal:
- * control characters (< 0x20, 0x7f) become '?', so a comm cannot move
- * the cursor or change colours. At most len - 1 bytes; returns dst.
- */
-char *gp_text_safe(char *dst, size_t len, const char *src, size_t srclen);
 
 #endif

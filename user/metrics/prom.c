@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "prom.h"
+#include "text.h"
 
 static void append(struct prom_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -97,36 +98,6 @@ void prom_sample(struct prom_buf *b, const char *name, const char *labels,
 }
 
 /*
- * Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
- * forms, no surrogates, at most U+10FFFF), 0 if there is none.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/*
  * One label value's next character, escaped: \\, \", \n as the format
  * says; a byte that is not UTF-8 (a comm is any bytes) or a control
  * character as the text \xNN (its backslash escaped), so the
@@ -135,7 +106,7 @@ static size_t utf8_len(const unsigned char *s)
 static size_t label_char(const char *s, char *out, size_t *olen)
 {
 	unsigned char c = *s;
-	size_t n = utf8_len((const unsigned char *)s);
+	size_t n = gp_utf8_len(s);
 
 	if (c == '\\' || c == '"' || c == '\n') {
 		out[0] = '\\';

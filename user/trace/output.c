@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "output.h"
+#include "text.h"
 #include "util.h"
 
 /* Queue type names shortened for the text DETAIL column. */
