@@ -3,12 +3,15 @@
  * The launch detector: uprobes on libamdhip64's launch entry points and
  * uretprobes on its synchronisation calls, attached per online process
  * (user/arbiter/detect_launch.c) with the entry's enum gp_entry as the
- * attach cookie. The logic is in detect_edge.bpf.h.
+ * attach cookie; and KFD's WAIT_EVENTS ioctl, entry and return, in two
+ * flavours (fentry/fexit, kprobe/kretprobe) of which the loader keeps
+ * one (user/arbiter/detect_attach.c). The logic is in detect_edge.bpf.h
+ * and detect_wait.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "detect_edge.bpf.h"
+#include "detect_wait.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -27,3 +30,38 @@ int gp_sync_ret(struct pt_regs *ctx)
 		       bpf_get_attach_cookie(ctx), bpf_ktime_get_ns());
 	return 0;
 }
+
+/* kfd_ioctl_wait_events(struct file *, struct kfd_process *, void *data):
+ * data is the kernel's copy of struct kfd_ioctl_wait_events_args, which
+ * the handler fills (wait_result) before kfd_ioctl copies it back. */
+static __always_inline int wait_enter(void *data)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return gp_wait_enter(id >> 32, (__u32)id, (__u64)data);
+}
+
+static __always_inline int wait_exit(long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 args = gp_wait_take((__u32)id);
+	__u32 result = ~0u;
+
+	if (!args)
+		return 0;
+	bpf_probe_read_kernel(&result, sizeof(result),
+			      (void *)(args + GP_UAPI_WE_WAIT_RESULT));
+	return gp_wait_exit(id >> 32, ret, result, bpf_ktime_get_ns());
+}
+
+SEC("fentry/kfd_ioctl_wait_events")
+int BPF_PROG(fe_wait, void *f, void *p, void *data) { return wait_enter(data); }
+SEC("fexit/kfd_ioctl_wait_events")
+int BPF_PROG(fx_wait, void *f, void *p, void *data, int ret)
+{
+	return wait_exit(ret);
+}
+SEC("kprobe/kfd_ioctl_wait_events")
+int BPF_KPROBE(kp_wait, void *f, void *p, void *data) { return wait_enter(data); }
+SEC("kretprobe/kfd_ioctl_wait_events")
+int BPF_KRETPROBE(kr_wait, int ret) { return wait_exit(ret); }

@@ -9,7 +9,7 @@
 
 enum gp_edge_kind {
 	GP_EDGE_BUSY = 1,	/* idle -> busy: a launch after idle */
-	GP_EDGE_IDLE = 2,	/* busy -> idle: a synchronisation returned */
+	GP_EDGE_IDLE = 2,	/* busy -> idle: a sync call or WAIT_EVENTS returned */
 };
 
 /* Which probe fired: the attach cookie of every launch/sync uprobe. */
@@ -29,6 +29,8 @@ enum gp_entry {
 	GP_ENT_STREAM_SYNC,
 	GP_ENT_EVENT_SYNC,
 	GP_ENT_MAX,
+	/* not a library entry: KFD's WAIT_EVENTS ioctl returned COMPLETE */
+	GP_ENT_WAIT_EVENTS = 64,
 };
 
 struct gp_edge {

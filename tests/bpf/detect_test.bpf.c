@@ -7,7 +7,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "detect_edge.bpf.h"
+#include "detect_wait.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -21,4 +21,20 @@ SEC("raw_tp")
 int BPF_PROG(test_sync_ret, __u64 pid, __u64 entry, __u64 now)
 {
 	return gp_launch_done(pid, entry, now);
+}
+
+SEC("raw_tp")
+int BPF_PROG(test_wait_enter, __u64 pid, __u64 tid, __u64 args)
+{
+	return gp_wait_enter(pid, tid, args);
+}
+
+/* the return half: the stash taken for tid, then the edge decision */
+SEC("raw_tp")
+int BPF_PROG(test_wait_exit, __u64 pid, __u64 tid, __u64 ret, __u64 result,
+	     __u64 now)
+{
+	if (!gp_wait_take(tid))
+		return -1;
+	return gp_wait_exit(pid, (long)ret, result, now);
 }

@@ -3,7 +3,9 @@
  * L1: the launch detector's edge logic (bpf/detect_edge.bpf.h) under
  * BPF_PROG_TEST_RUN, with a caller-chosen clock: N launches make one
  * busy edge; a sync return makes one idle edge; a launch after the grace
- * is a new edge; a pid the loader did not add makes none (stray).
+ * is a new edge; a pid the loader did not add makes none (stray); a
+ * WAIT_EVENTS return (detect_wait.bpf.h) ends a busy period only when it
+ * returned 0 with wait_result COMPLETE, and only for an online pid.
  * Needs root; prints TAP.
  */
 #include <bpf/bpf.h>
@@ -26,15 +28,36 @@ static int on_edge(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+static int run_args(struct bpf_program *prog, __u64 *args, size_t n)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args,
+		    .ctx_size_in = n * sizeof(*args));
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
+		return -2;
+	return (int)o.retval;
+}
+
 static int run(struct bpf_program *prog, __u64 pid, __u64 entry, __u64 now)
 {
 	__u64 args[3] = { pid, entry, now };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args,
-		    .ctx_size_in = sizeof(args));
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
-		return -1;
-	return o.retval;
+	return run_args(prog, args, 3);
+}
+
+static int wait_enter(__u32 pid, __u32 tid)
+{
+	__u64 args[3] = { pid, tid, 0xffff888000001000ULL };
+
+	return run_args(skel->progs.test_wait_enter, args, 3);
+}
+
+/* -1: no entry was stashed for tid */
+static int wait_exit(__u32 pid, __u32 tid, int ret, __u32 result, __u64 now)
+{
+	__u64 args[5] = { pid, tid, (__u64)(long)ret, result, now };
+
+	return run_args(skel->progs.test_wait_exit, args, 5);
 }
 
 static int launch(__u32 pid, __u32 entry, __u64 now)
@@ -118,6 +141,41 @@ TEST(a_pid_not_added_makes_no_edge_and_counts_stray)
 	CHECK(skel->bss->gp_launch_hits == hits + 2);
 }
 
+TEST(wait_events_complete_ends_a_busy_period)
+{
+	__u64 t = 900000000;
+
+	add_pid(44);
+	CHECK(launch(44, GP_ENT_LAUNCH, t) == 1);
+	CHECK(drain() == 1);
+	/* timed out (wait_result 1) or failed (-EINTR): still busy */
+	CHECK(wait_enter(44, 4401) == 1);
+	CHECK(wait_exit(44, 4401, 0, 1, t + 10) == 0);
+	CHECK(wait_enter(44, 4401) == 1);
+	CHECK(wait_exit(44, 4401, -4, 0, t + 20) == 0);
+	CHECK(drain() == 0);
+	/* COMPLETE: one idle edge, entry WAIT_EVENTS; a second makes none */
+	CHECK(wait_enter(44, 4402) == 1);
+	CHECK(wait_exit(44, 4402, 0, 0, t + 30) == 1);
+	CHECK(wait_enter(44, 4402) == 1);
+	CHECK(wait_exit(44, 4402, 0, 0, t + 40) == 0);
+	CHECK(drain() == 1);
+	CHECK(edges[0].kind == GP_EDGE_IDLE && edges[0].pid == 44 &&
+	      edges[0].entry == GP_ENT_WAIT_EVENTS && edges[0].ns == t + 30);
+	/* the stash is per call: a return with no entry is not an edge */
+	CHECK(wait_exit(44, 4402, 0, 0, t + 50) == -1);
+}
+
+TEST(wait_events_of_a_non_online_pid_is_not_stashed)
+{
+	__u64 returns = skel->bss->gp_wait_returns;
+
+	CHECK(wait_enter(78, 7801) == 0);
+	CHECK(wait_exit(78, 7801, 0, 0, 1000) == -1);
+	CHECK(drain() == 0);
+	CHECK(skel->bss->gp_wait_returns == returns);
+}
+
 int main(void)
 {
 	skel = detect_test_bpf__open_and_load();
@@ -128,6 +186,8 @@ int main(void)
 	RUN(n_launches_make_one_edge);
 	RUN(a_launch_after_the_grace_is_a_new_edge);
 	RUN(a_pid_not_added_makes_no_edge_and_counts_stray);
+	RUN(wait_events_complete_ends_a_busy_period);
+	RUN(wait_events_of_a_non_online_pid_is_not_stashed);
 	detect_test_bpf__destroy(skel);
 	return tap_done();
 }

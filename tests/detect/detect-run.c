@@ -12,6 +12,9 @@
  *   peek PID     first byte at each probed entry in PID's memory (0xcc:
  *                a breakpoint is installed there)
  *   idle PID     mark PID idle from outside (gp_dl_set_idle)
+ *   busy PID     watch PID with no library (its state seeded busy): a
+ *                test stand-in for a launch, so that a real KFD
+ *                WAIT_EVENTS return of PID can be seen to end it
  *   counts       the BPF counters (hits, stray, edges, lost)
  * and at end of input prints the counts and exits 0 (1 on a load error).
  */
@@ -32,7 +35,8 @@ static void on_edge(void *ctx, const struct gp_edge *e)
 {
 	printf("{\"edge\":\"%s\",\"pid\":%u,\"entry\":\"%s\",\"launches\":%llu}\n",
 	       e->kind == GP_EDGE_BUSY ? "busy" : "idle", e->pid,
-	       e->entry < GP_ENT_MAX ? gp_dl_entries[e->entry].sym : "?",
+	       e->entry < GP_ENT_MAX ? gp_dl_entries[e->entry].sym :
+	       e->entry == GP_ENT_WAIT_EVENTS ? "WAIT_EVENTS" : "?",
 	       (unsigned long long)e->launches);
 	fflush(stdout);
 }
@@ -85,9 +89,10 @@ static void counts(void)
 
 	gp_dl_counts(&dl, &c);
 	printf("{\"counts\":{\"hits\":%llu,\"stray\":%llu,\"edges\":%llu,"
-	       "\"lost\":%llu}}\n", (unsigned long long)c.hits,
-	       (unsigned long long)c.stray, (unsigned long long)c.edges,
-	       (unsigned long long)c.lost);
+	       "\"lost\":%llu,\"wait_returns\":%llu}}\n",
+	       (unsigned long long)c.hits, (unsigned long long)c.stray,
+	       (unsigned long long)c.edges, (unsigned long long)c.lost,
+	       (unsigned long long)c.wait_returns);
 }
 
 static void command(char *l)
@@ -99,6 +104,8 @@ static void command(char *l)
 		peek(pid);
 	else if (sscanf(l, "idle %d", &pid) == 1)
 		printf("{\"idle\":%d,\"ret\":%d}\n", pid, gp_dl_set_idle(&dl, pid));
+	else if (sscanf(l, "busy %d", &pid) == 1)
+		printf("{\"busy\":%d,\"ret\":%d}\n", pid, gp_dl_seed_busy(&dl, pid));
 	else if (!strncmp(l, "counts", 6))
 		counts();
 	fflush(stdout);
@@ -123,6 +130,8 @@ int main(int argc, char **argv)
 		printf("{\"load\":false,\"error\":\"%s\"}\n", strerror(-err));
 		return 1;
 	}
+	printf("{\"wait_hook\":\"%s\",\"why\":\"%s\"}\n", dl.wait_how,
+	       dl.wait_why);
 	optind = 1;
 	while ((opt = getopt(argc, argv, "x:g:r:s:p:")) != -1)
 		if (opt == 's' || opt == 'p')

@@ -119,12 +119,14 @@ void ex_seize(int pid);
 /* Wait for KFD's event byte on a dbg_fd pipe: {"step":"poll-event"}. */
 void ex_poll_event(int fd, unsigned int timeout_ms);
 int debug_target(int kfd, const char *kfd_path, const struct dt_opts *o);
+/* CREATE/SET/WAIT/DESTROY_EVENT round trip (events.c). */
+void ex_events(int kfd, bool set, long long ms);
 
 /* A command-line step (parse.c), run by run_step() (steps.c). */
 enum kind {
 	ST_OPEN, ST_CLOSE, ST_VERSION, ST_RT_ENABLE, ST_RT_DISABLE,
 	ST_CREATE, ST_DESTROY, ST_SLEEP, ST_READY, ST_WAIT, ST_SEIZE,
-	ST_DBG, ST_POLL, ST_DEBUG_TARGET,
+	ST_DBG, ST_POLL, ST_DEBUG_TARGET, ST_EVENTS,
 };
 
 struct step {
@@ -139,6 +141,7 @@ struct step {
 	const char *file;
 	struct dbg_req dbg;
 	bool pid_set, op_set, fd_set;
+	bool set;		/* events: SET_EVENT before the wait */
 	struct dt_opts dt;
 };
 

@@ -10,7 +10,7 @@
  * Steps (NAME[:KEY=VAL,...]; see usage() for the full list and the JSON
  * every step prints): open, close, version, runtime-enable,
  * runtime-disable, create, destroy, sleep, ready, wait, seize, dbg,
- * poll-event, debug-target.
+ * poll-event, debug-target, events.
  *
  * ioctl failures are results, not errors: exit 0 when every step ran,
  * 1 when /dev/kfd could not be opened (after printing the open line with
@@ -74,6 +74,9 @@ static void usage(FILE *f)
 "                     ROCdbgapi passes; enable's dbg_fd defaults to the write\n"
 "                     end of our O_NONBLOCK event pipe (fd=F overrides)\n"
 "  poll-event[:MS]    wait (default 1000 ms) for KFD's byte on that pipe\n"
+"  events[:set=0|1,ms=MS]\n"
+"                     CREATE_EVENT (signal), SET_EVENT (set=1, the default),\n"
+"                     WAIT_EVENTS on it (timeout MS, default 0), DESTROY_EVENT\n"
 "  debug-target[:qids=A+B,grace=N,order=after|before,eperm=0|1,hold=MS,\n"
 "               timeout=MS,r_debug=X,dbgfd=pipe|eventfd]\n"
 "                     the whole debugger scenario: fork a child that opens\n"

@@ -17,7 +17,7 @@ static const char *const kind_names[] = {
 	[ST_CREATE] = "create", [ST_DESTROY] = "destroy", [ST_SLEEP] = "sleep",
 	[ST_READY] = "ready", [ST_WAIT] = "wait", [ST_SEIZE] = "seize",
 	[ST_DBG] = "dbg", [ST_POLL] = "poll-event",
-	[ST_DEBUG_TARGET] = "debug-target",
+	[ST_DEBUG_TARGET] = "debug-target", [ST_EVENTS] = "events",
 };
 
 /* The key a bare value (no '=') stands for, per step. */
@@ -228,6 +228,12 @@ static int set_kv(struct step *st, const char *k, const char *v)
 			return 0;
 		}
 		break;
+	case ST_EVENTS:
+		if (!strcmp(k, "ms"))
+			return ms_val(v, &st->ms);
+		if (!strcmp(k, "set"))
+			return bool_val(v, &st->set);
+		break;
 	default:
 		break;
 	}
@@ -264,7 +270,8 @@ int parse_step(const char *arg, struct step *st)
 	st->prio = 7;
 	st->pct = 100;
 	st->ring = 4096;
-	st->ms = st->kind == ST_POLL ? 1000 : -1;
+	st->ms = st->kind == ST_POLL ? 1000 : st->kind == ST_EVENTS ? 0 : -1;
+	st->set = true;
 	st->dbg.pid = getpid();
 	st->dbg.dbg_fd = -1;
 	st->dt.qids[0] = 7;

@@ -322,6 +322,9 @@ void run_step(struct step *st)
 	case ST_DEBUG_TARGET:
 		debug_target(need_kfd(), ex_kfd_path, &st->dt);
 		break;
+	case ST_EVENTS:
+		ex_events(need_kfd(), st->set, st->ms);
+		break;
 	}
 	ex_stats.steps++;
 }

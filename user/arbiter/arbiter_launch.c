@@ -7,8 +7,9 @@
  * deadline; then its pid-scoped uprobes are attached from the loop (BPF
  * calls only). Edges from the ring become policy activity with the
  * launch detector as the source, one per pid. A busy period ends when a
- * sync call returns (an idle edge) or --launch-grace after the last
- * launch (read from the BPF state at the deadline).
+ * sync call or KFD's WAIT_EVENTS ioctl returns (an idle edge) or
+ * --launch-grace after the last launch (read from the BPF state at the
+ * deadline).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -131,7 +132,8 @@ static void on_edge(void *ctx, const struct gp_edge *e)
 		set_busy(d, lp, true, e->entry < GP_ENT_MAX ?
 			 gp_dl_entries[e->entry].sym : "launch");
 	else
-		set_busy(d, lp, false, "sync returned");
+		set_busy(d, lp, false, e->entry == GP_ENT_WAIT_EVENTS ?
+			 "KFD WAIT_EVENTS returned" : "sync returned");
 }
 
 /* The ring was readable (daemon_io_add): edges to the policy now. */
@@ -160,8 +162,15 @@ void arbl_start(struct daemon *d)
 			"read at each tick only");
 	arbl.on = true;
 	dlog("arbiter: launch detection on: libamdhip64 launch uprobes in "
-	     "each online process, --launch-grace %llu ms",
-	     (unsigned long long)(arb_of(d)->o->launch_grace_ns / NSEC_PER_MSEC));
+	     "each online process, --launch-grace %llu ms, KFD WAIT_EVENTS "
+	     "hook: %s%s%s%s",
+	     (unsigned long long)(arb_of(d)->o->launch_grace_ns / NSEC_PER_MSEC),
+	     arbl.dl.wait_how, arbl.dl.wait_why[0] ? " (" : "",
+	     arbl.dl.wait_why[0] ? arbl.dl.wait_why : "",
+	     arbl.dl.wait_why[0] ? ")" : "");
+	if (!arbl.dl.wait_links[0])
+		dlog("arbiter: launch detection: a busy period ends at a sync "
+		     "call's return or after --launch-grace");
 }
 
 static void lremove(struct daemon *d, struct arbl_proc *lp)

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -23,6 +25,86 @@ static int on_ring(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/*
+ * The WAIT_EVENTS hook's flavours, best first: fentry/fexit need amdgpu's
+ * module BTF (libbpf finds the function there by its section name);
+ * kprobes need the symbol in kallsyms and a kernel with kprobes. The
+ * detector works without it (sync uretprobes and the grace end a busy
+ * period), so a refusal only says why in d->wait_why.
+ */
+enum { WAIT_FENTRY, WAIT_KPROBE, WAIT_NONE };
+static const char *const wait_how[] = { "fentry/fexit", "kprobe/kretprobe",
+					"absent" };
+
+static int load(struct gp_dl *d, __u64 grace_ns, int how)
+{
+	struct bpf_program *fe, *fx, *kp, *kr;
+	int err;
+
+	d->skel = detect_bpf__open();
+	if (!d->skel)
+		return -errno ?: -ENOMEM;
+	d->skel->rodata->gp_launch_grace_ns = grace_ns;
+	fe = d->skel->progs.fe_wait;
+	fx = d->skel->progs.fx_wait;
+	kp = d->skel->progs.kp_wait;
+	kr = d->skel->progs.kr_wait;
+	bpf_program__set_autoload(fe, how == WAIT_FENTRY);
+	bpf_program__set_autoload(fx, how == WAIT_FENTRY);
+	bpf_program__set_autoload(kp, how == WAIT_KPROBE);
+	bpf_program__set_autoload(kr, how == WAIT_KPROBE);
+	err = detect_bpf__load(d->skel);
+	if (!err && how != WAIT_NONE) {
+		d->wait_links[0] = bpf_program__attach(how == WAIT_FENTRY ? fe : kp);
+		err = d->wait_links[0] ? 0 : -errno;
+		if (!err) {
+			d->wait_links[1] = bpf_program__attach(
+				how == WAIT_FENTRY ? fx : kr);
+			err = d->wait_links[1] ? 0 : -errno;
+		}
+	}
+	if (err) {
+		bpf_link__destroy(d->wait_links[0]);
+		bpf_link__destroy(d->wait_links[1]);
+		d->wait_links[0] = d->wait_links[1] = NULL;
+		detect_bpf__destroy(d->skel);
+		d->skel = NULL;
+	}
+	return err;
+}
+
+static void load_best(struct gp_dl *d, __u64 grace_ns, int *err)
+{
+	int how, e, n = 0;
+
+	d->wait_why[0] = '\0';
+	how = WAIT_FENTRY;
+	if (access("/sys/module/amdgpu", F_OK)) {
+		snprintf(d->wait_why, sizeof(d->wait_why),
+			 "amdgpu is not loaded");
+		how = WAIT_NONE;
+	} else if (access("/sys/kernel/btf/amdgpu", F_OK)) {
+		n = snprintf(d->wait_why, sizeof(d->wait_why),
+			     "fentry/fexit: amdgpu has no module BTF");
+		how = WAIT_KPROBE;
+	}
+	for (; how <= WAIT_NONE; how++) {
+		e = load(d, grace_ns, how);
+		if (!e) {
+			d->wait_how = wait_how[how];
+			*err = 0;
+			return;
+		}
+		if (how != WAIT_NONE)
+			n += snprintf(d->wait_why + n, sizeof(d->wait_why) - n,
+				      "%s%s: %s", n ? "; " : "", wait_how[how],
+				      strerror(-e));
+		if (n >= (int)sizeof(d->wait_why))
+			n = sizeof(d->wait_why) - 1;
+		*err = e;
+	}
+}
+
 int gp_dl_open(struct gp_dl *d, __u64 grace_ns, gp_dl_edge_fn edge,
 	       void *ctx)
 {
@@ -31,24 +113,17 @@ int gp_dl_open(struct gp_dl *d, __u64 grace_ns, gp_dl_edge_fn edge,
 	memset(d, 0, sizeof(*d));
 	d->edge = edge;
 	d->ctx = ctx;
-	d->skel = detect_bpf__open();
-	if (!d->skel)
-		return -errno ?: -ENOMEM;
-	d->skel->rodata->gp_launch_grace_ns = grace_ns;
-	err = detect_bpf__load(d->skel);
+	load_best(d, grace_ns, &err);
 	if (err)
-		goto fail;
+		return err;
 	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.gp_edges), on_ring,
 				 d, NULL);
 	if (!d->rb) {
 		err = -errno ?: -ENOMEM;
-		goto fail;
+		gp_dl_close(d);
+		return err;
 	}
 	return 0;
-fail:
-	detect_bpf__destroy(d->skel);
-	d->skel = NULL;
-	return err;
 }
 
 static struct gp_dl_proc *find(struct gp_dl *d, pid_t pid)
@@ -144,6 +219,26 @@ int gp_dl_set_idle(struct gp_dl *d, pid_t pid)
 				   &key, &st, BPF_EXIST) ? -errno : 0;
 }
 
+int gp_dl_seed_busy(struct gp_dl *d, pid_t pid)
+{
+	struct gp_launch_state st = { .busy = 1, .launches = 1 };
+	struct gp_dl_proc *p = find(d, pid);
+	struct timespec ts;
+	__u32 key = pid;
+
+	if (!p) {
+		if (d->nprocs >= GP_DL_MAX_PROCS)
+			return -ENOSPC;
+		p = &d->procs[d->nprocs++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* bpf_ktime_get_ns() */
+	st.last_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.gp_launch_pids),
+				   &key, &st, BPF_ANY) ? -errno : 0;
+}
+
 int gp_dl_state(const struct gp_dl *d, pid_t pid, struct gp_launch_state *st)
 {
 	__u32 key = pid;
@@ -168,6 +263,7 @@ void gp_dl_counts(const struct gp_dl *d, struct gp_dl_counts *c)
 	c->stray = d->skel->bss->gp_launch_stray;
 	c->edges = d->skel->bss->gp_launch_edges_out;
 	c->lost = d->skel->bss->gp_launch_edges_lost;
+	c->wait_returns = d->skel->bss->gp_wait_returns;
 }
 
 void gp_dl_close(struct gp_dl *d)
@@ -175,6 +271,9 @@ void gp_dl_close(struct gp_dl *d)
 	while (d->nprocs)
 		gp_dl_detach(d, d->procs[0].pid);
 	ring_buffer__free(d->rb);
+	bpf_link__destroy(d->wait_links[0]);
+	bpf_link__destroy(d->wait_links[1]);
+	d->wait_links[0] = d->wait_links[1] = NULL;
 	detect_bpf__destroy(d->skel);
 	d->skel = NULL;
 	d->rb = NULL;

@@ -76,9 +76,15 @@ struct gp_dl {
 	void *ctx;
 	int nprocs;
 	struct gp_dl_proc procs[GP_DL_MAX_PROCS];
+	/* KFD's WAIT_EVENTS hook: how it is attached ("absent": not) and
+	 * why the better flavours were refused */
+	const char *wait_how;
+	char wait_why[256];
+	struct bpf_link *wait_links[2];
 };
 
-/* Load the BPF side. 0 or -errno. */
+/* Load the BPF side, with the best WAIT_EVENTS hook this kernel takes
+ * (d->wait_how, d->wait_why). 0 or -errno. */
 int gp_dl_open(struct gp_dl *d, __u64 grace_ns, gp_dl_edge_fn edge,
 	       void *ctx);
 void gp_dl_close(struct gp_dl *d);
@@ -86,6 +92,9 @@ void gp_dl_close(struct gp_dl *d);
 int gp_dl_attach(struct gp_dl *d, const struct gp_dl_lib *lib, char *reason,
 		 size_t len);
 void gp_dl_detach(struct gp_dl *d, pid_t pid);
+/* Watch pid with no uprobe, its state busy as after a launch (tests: a
+ * real KFD WAIT_EVENTS return then ends it). 0 or -errno. */
+int gp_dl_seed_busy(struct gp_dl *d, pid_t pid);
 /* Mark pid idle from outside (WAIT_EVENTS returned, queues proved idle). */
 int gp_dl_set_idle(struct gp_dl *d, pid_t pid);
 /* The ring's fd for the loop, and its drain (calls edge per record). */
@@ -97,6 +106,7 @@ int gp_dl_state(const struct gp_dl *d, pid_t pid, struct gp_launch_state *st);
 
 struct gp_dl_counts {
 	__u64 hits, stray, edges, lost;
+	__u64 wait_returns;	/* WAIT_EVENTS returns in online processes */
 };
 void gp_dl_counts(const struct gp_dl *d, struct gp_dl_counts *c);
 
