@@ -87,6 +87,24 @@ static int slot_idx(struct gp_gpolicy *g, uint32_t gpu, bool create)
 	return g->nslot++;
 }
 
+static int attach(struct gp_gpolicy *g, int s, int u,
+		  struct gp_gactions *out);
+
+/* Slot of gpu, made if new; a new GPU's machine takes every unit not
+ * placed yet (it may be on that GPU too). */
+static int slot_get(struct gp_gpolicy *g, uint32_t gpu,
+		    struct gp_gactions *out)
+{
+	int n = g->nslot, s = slot_idx(g, gpu, true);
+
+	if (s < 0 || g->scope != GP_SCOPE_GPU || s < n)
+		return s;
+	for (int u = 0; u < GP_GP_MAX_PROCS; u++)
+		if (priv(g)->unit_used[u] && !g->unit[u].placed)
+			attach(g, s, u, out);
+	return s;
+}
+
 static int unit_by_id(const struct gp_gpolicy *g, int id)
 {
 	for (int i = 0; i < GP_GP_MAX_PROCS; i++)
@@ -103,10 +121,12 @@ static struct gp_gproc *proc_of(struct gp_gpolicy *g, int pid)
 	return NULL;
 }
 
-/* Held as one: node scope, or a gang (a lone process gets subsets). */
+/* Held as one: node scope, a gang, or a unit with no queue placed yet
+ * (it may be on any GPU; a lone placed process gets subsets). */
 static bool whole(const struct gp_gpolicy *g, int u)
 {
-	return g->scope == GP_SCOPE_NODE || g->unit[u].key;
+	return g->scope == GP_SCOPE_NODE || g->unit[u].key ||
+	       !g->unit[u].placed;
 }
 
 static bool unit_held_anywhere(const struct gp_gpolicy *g, int u)
@@ -149,6 +169,18 @@ static void sync_proc(struct gp_gpolicy *g, struct gp_gproc *p,
 	bool w_unit = whole(g, p->unit);
 	bool want_whole = w_unit && unit_held_anywhere(g, p->unit);
 
+	/* Leaving a whole suspension (unheld, or its queues now placed):
+	 * RESUME all first, since queues not known were suspended too; the
+	 * loop then suspends the placed ones still wanted, by id. */
+	if (p->whole && !want_whole) {
+		r.all = true;
+		for (int i = 0; i < p->nq; i++)
+			if (p->q[i].suspended) {
+				r.ids[r.nids++] = p->q[i].queue_id;
+				p->q[i].suspended = false;
+			}
+		p->whole = false;
+	}
 	for (int i = 0; i < p->nq; i++) {
 		struct gp_qplace *q = &p->q[i];
 		bool w = queue_wanted(g, p, q);
@@ -160,12 +192,9 @@ static void sync_proc(struct gp_gpolicy *g, struct gp_gproc *p,
 		q->suspended = w;
 	}
 	/* Whole-process suspensions also name queues not known yet. */
-	if (w_unit && want_whole != p->whole) {
-		if (want_whole)
-			s.all = true;
-		else
-			r.all = true;
-		p->whole = want_whole;
+	if (want_whole && !p->whole) {
+		s.all = true;
+		p->whole = true;
 	}
 	r.cause = g->unit[p->unit].acted ? g->unit[p->unit].cause :
 					   GP_CAUSE_DETACH;
@@ -243,17 +272,26 @@ uint64_t gp_gpolicy_next_deadline(const struct gp_gpolicy *g)
 
 /* Slots named by gpus (ngpus < 0: all), deduplicated, into idx. */
 static int slots_of(struct gp_gpolicy *g, const uint32_t *gpus, int ngpus,
-		    bool create, int *idx)
+		    bool create, int *idx, struct gp_gactions *out)
 {
 	int n = 0;
 
+	/* No GPU known: the machine of "no GPU known yet" (gpu_id 0), so
+	 * processes not placed yet are held on a busy without a GPU. */
+	if (g->scope == GP_SCOPE_GPU && ngpus < 0 && !g->nslot && create) {
+		int s = slot_get(g, GP_GP_NODE, out);
+
+		if (s < 0)
+			return s;
+	}
 	if (g->scope == GP_SCOPE_NODE || ngpus < 0) {
 		for (int s = 0; s < g->nslot; s++)
 			idx[n++] = s;
 		return n;
 	}
 	for (int i = 0; i < ngpus; i++) {
-		int s = slot_idx(g, gpus[i], create), j;
+		int s = create ? slot_get(g, gpus[i], out) :
+				 slot_idx(g, gpus[i], false), j;
 
 		if (s < 0) {
 			if (create)
@@ -277,7 +315,7 @@ static int edge(struct gp_gpolicy *g, uint64_t now, uint64_t src, int pid,
 
 	tick_all(g, now, out);
 	/* busy creates the machine of a GPU seen first; idle never does */
-	n = slots_of(g, gpus, ngpus, busy, idx);
+	n = slots_of(g, gpus, ngpus, busy, idx, out);
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
@@ -408,9 +446,46 @@ int gp_gpolicy_offline_attached(struct gp_gpolicy *g, uint64_t now, int pid,
 	g->unit[u].members++;
 	if (g->scope == GP_SCOPE_NODE)
 		r = attach(g, 0, u, out);
+	else if (!g->unit[u].placed)	/* may be on any GPU: on each */
+		for (int s = 0; s < g->nslot; s++)
+			attach(g, s, u, out);
 	/* A gang already held: its new member joins the suspension. */
 	sync_proc(g, p, out);
 	return r;
+}
+
+/* Unit u leaves slot s's machine (which resumes it there if held). */
+static void leave_slot(struct gp_gpolicy *g, int s, int u,
+		       struct gp_gactions *out)
+{
+	struct shadow *sh = &priv(g)->sh[s];
+
+	if (!(sh->attached & (1ull << u)))
+		return;
+	gp_policy_offline_gone(&g->slot[s]->p, g->now, g->unit[u].id,
+			       &g->tmp);
+	collect(g, s, out);
+	sh->attached &= ~(1ull << u);
+	sh->held &= ~(1ull << u);
+}
+
+static bool unit_has_queue_on(const struct gp_gpolicy *g, int u,
+			      uint32_t gpu)
+{
+	for (int i = 0; i < g->nproc; i++)
+		for (int k = 0; g->proc[i].unit == u && k < g->proc[i].nq; k++)
+			if (g->proc[i].q[k].gpu_id == gpu)
+				return true;
+	return false;
+}
+
+/* u's first queue is known: it leaves the GPUs it has none on. */
+static void place_unit(struct gp_gpolicy *g, int u, struct gp_gactions *out)
+{
+	g->unit[u].placed = true;
+	for (int s = 0; s < g->nslot; s++)
+		if (!unit_has_queue_on(g, u, g->slot[s]->gpu_id))
+			leave_slot(g, s, u, out);
 }
 
 int gp_gpolicy_queue(struct gp_gpolicy *g, uint64_t now, int pid,
@@ -436,7 +511,9 @@ int gp_gpolicy_queue(struct gp_gpolicy *g, uint64_t now, int pid,
 		p->q[i].type = q->type;
 	}
 	if (g->scope == GP_SCOPE_GPU) {
-		s = slot_idx(g, q->gpu_id, true);
+		if (!g->unit[p->unit].placed)
+			place_unit(g, p->unit, out);
+		s = slot_get(g, q->gpu_id, out);
 		if (s < 0)
 			return s;
 		attach(g, s, p->unit, out);
@@ -466,15 +543,8 @@ static void detach_unit(struct gp_gpolicy *g, int u, struct gp_gactions *out)
 {
 	struct gp_gpolicy_priv *pv = priv(g);
 
-	for (int s = 0; s < g->nslot; s++) {
-		if (!(pv->sh[s].attached & (1ull << u)))
-			continue;
-		gp_policy_offline_gone(&g->slot[s]->p, g->now, g->unit[u].id,
-				       &g->tmp);
-		collect(g, s, out);
-		pv->sh[s].attached &= ~(1ull << u);
-		pv->sh[s].held &= ~(1ull << u);
-	}
+	for (int s = 0; s < g->nslot; s++)
+		leave_slot(g, s, u, out);
 	pv->unit_used[u] = false;
 	g->nunit--;
 }

@@ -29,10 +29,16 @@
  * process without a key is its own unit, suspended by subsets.
  *
  * Placement: an offline process is a member of a GPU's machine once a
- * queue of it on that GPU is reported (gp_gpolicy_queue: from the
- * session's snapshot at attach, then from the tracer's creates). Before
- * that it has nothing on any GPU to suspend (node scope excepted, which
- * suspends every queue of a fresh snapshot).
+ * queue of it on that GPU is reported (gp_gpolicy_queue: sysfs and the
+ * snapshot at attach, then the tracer's creates). Before any queue of
+ * its unit is reported it may be on any GPU: it is a member of every
+ * GPU's machine (those known and those made later) and is held whole
+ * (all=true) when online is busy on any of them. Its first reported
+ * queue moves it to exact placement: it leaves the machines of GPUs it
+ * has no queue on, and a whole hold becomes one RESUME of all and one
+ * SUSPEND of the ids still wanted. A busy naming no GPU while no GPU is
+ * known drives the machine of gpu_id 0 ("no GPU known yet": KFD gives
+ * CPU nodes gpu_id 0, never a GPU).
  *
  * Actions carry the queue ids to name in one SUSPEND_QUEUES or
  * RESUME_QUEUES ioctl for the process. all=true asks for every queue of
@@ -84,6 +90,7 @@ struct gp_gunit {
 	int members;
 	enum gp_pcause cause;	/* of the last machine action this sync */
 	bool acted;
+	bool placed;		/* a queue of it was reported (gpu scope) */
 };
 
 struct gp_gslot {
