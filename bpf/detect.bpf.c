@@ -54,14 +54,28 @@ static __always_inline int wait_exit(long ret)
 	return gp_wait_exit(id >> 32, ret, result, bpf_ktime_get_ns());
 }
 
+/* Tracing programs must return 0 (the verifier checks it on 6.12). */
 SEC("fentry/kfd_ioctl_wait_events")
-int BPF_PROG(fe_wait, void *f, void *p, void *data) { return wait_enter(data); }
+int BPF_PROG(fe_wait, void *f, void *p, void *data)
+{
+	wait_enter(data);
+	return 0;
+}
 SEC("fexit/kfd_ioctl_wait_events")
 int BPF_PROG(fx_wait, void *f, void *p, void *data, int ret)
 {
-	return wait_exit(ret);
+	wait_exit(ret);
+	return 0;
 }
 SEC("kprobe/kfd_ioctl_wait_events")
-int BPF_KPROBE(kp_wait, void *f, void *p, void *data) { return wait_enter(data); }
+int BPF_KPROBE(kp_wait, void *f, void *p, void *data)
+{
+	wait_enter(data);
+	return 0;
+}
 SEC("kretprobe/kfd_ioctl_wait_events")
-int BPF_KRETPROBE(kr_wait, int ret) { return wait_exit(ret); }
+int BPF_KRETPROBE(kr_wait, int ret)
+{
+	wait_exit(ret);
+	return 0;
+}
