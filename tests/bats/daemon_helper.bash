@@ -26,3 +26,25 @@ daemon_bg() {
 	cat "$D/log"
 	return 1
 }
+
+# as USER CMD...: CMD with USER's uid and the test's group $GRP, no other
+# groups. exec: a background `as ... &` is then the command itself, and $!
+# names what teardown must kill.
+as() {
+	local u=$1
+	shift
+	exec setpriv --reuid="$u" --regid="$GRP" --clear-groups "$@"
+}
+
+# users_teardown USER...: kill what the test users still run (a background
+# `as` job left holding bats' output open would keep the whole bats run
+# from ever ending), then remove them, the group $GRP and the directory $D.
+users_teardown() {
+	local u
+	for u in "$@"; do [ -n "$u" ] && pkill -KILL -u "$u" 2>/dev/null; done
+	wait 2>/dev/null
+	for u in "$@"; do [ -n "$u" ] && userdel "$u" 2>/dev/null; done
+	groupdel "$GRP" 2>/dev/null
+	rm -rf "$D"
+	true
+}
