@@ -43,7 +43,16 @@ users_teardown() {
 	local u
 	for u in "$@"; do [ -n "$u" ] && pkill -KILL -u "$u" 2>/dev/null; done
 	wait 2>/dev/null
-	for u in "$@"; do [ -n "$u" ] && userdel "$u" 2>/dev/null; done
+	for u in "$@"; do
+		[ -n "$u" ] || continue
+		# userdel refuses a user with a process left: a killed one
+		# may take a moment to go (bounded, progress-polled)
+		for _ in $(seq 100); do
+			pgrep -u "$u" >/dev/null 2>&1 || break
+			sleep 0.1
+		done
+		userdel "$u" 2>/dev/null
+	done
 	groupdel "$GRP" 2>/dev/null
 	rm -rf "$D"
 	true
