@@ -8,7 +8,6 @@
 
 #include "arbiter_int.h"
 #include "arb_proto.h"
-#include "daemon_view.h"
 #include "util.h"
 
 /*
@@ -30,8 +29,7 @@ bool arb_shows(struct arbiter *a, const struct client *c, int pid)
 {
 	const struct arb_proc *p = arb_find(a, pid);
 
-	return view_shows_hold(c->admin, c->uid, p ? p->uid : 0) &&
-	       (c->admin || p);
+	return c->admin || (p && p->uid == c->uid && !peer_may_act(c, pid));
 }
 
 /* The online process a busy/idle means, known or newly classified. */
