@@ -26,3 +26,34 @@ daemon_bg() {
 	cat "$D/log"
 	return 1
 }
+
+# as USER CMD...: CMD with USER's uid and the test's group $GRP, no other
+# groups. exec: a background `as ... &` is then the command itself, and $!
+# names what teardown must kill.
+as() {
+	local u=$1
+	shift
+	exec setpriv --reuid="$u" --regid="$GRP" --clear-groups "$@"
+}
+
+# users_teardown USER...: kill what the test users still run (a background
+# `as` job left holding bats' output open would keep the whole bats run
+# from ever ending), then remove them, the group $GRP and the directory $D.
+users_teardown() {
+	local u
+	for u in "$@"; do [ -n "$u" ] && pkill -KILL -u "$u" 2>/dev/null; done
+	wait 2>/dev/null
+	for u in "$@"; do
+		[ -n "$u" ] || continue
+		# userdel refuses a user with a process left: a killed one
+		# may take a moment to go (bounded, progress-polled)
+		for _ in $(seq 100); do
+			pgrep -u "$u" >/dev/null 2>&1 || break
+			sleep 0.1
+		done
+		userdel "$u" 2>/dev/null
+	done
+	groupdel "$GRP" 2>/dev/null
+	rm -rf "$D"
+	true
+}

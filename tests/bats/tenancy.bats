@@ -25,27 +25,10 @@ setup() {
 
 teardown() {
 	for p in $HOLD $TARGET $DPID; do kill -KILL "$p" 2>/dev/null; done
-	# whatever the test users still run (a background `as` job's pid is
-	# the subshell's, not its command's): a leftover holding bats' output
-	# open would keep the whole bats run from ever ending
-	for u in "$UA" "$UB"; do [ -n "$u" ] && pkill -KILL -u "$u" 2>/dev/null; done
-	wait 2>/dev/null
-	userdel "$UA" 2>/dev/null
-	userdel "$UB" 2>/dev/null
-	groupdel "$GRP" 2>/dev/null
-	rm -rf "$D"
-	true
+	users_teardown "$UA" "$UB"
 }
 
 load daemon_helper
-
-as() { # USER CMD...: with the user's uid and the group, no other groups
-	local u=$1
-	shift
-	# exec: a background `as ... &` is then the command itself, and $!
-	# names what teardown must kill
-	exec setpriv --reuid="$u" --regid="$GRP" --clear-groups "$@"
-}
 
 # hold WHO N: WHO (a user, or "root") holds N connections open; waits for
 # its report in $D/hold.WHO (one line per connection, then "done").

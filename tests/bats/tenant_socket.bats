@@ -25,10 +25,6 @@ setup() {
 
 teardown() {
 	for p in $HOLD $TARGET $DPID; do kill -KILL "$p" 2>/dev/null; done
-	# a leftover of the test user holding bats' output open would keep
-	# the bats run from ever ending (tenancy.bats)
-	[ -n "$UA" ] && pkill -KILL -u "$UA" 2>/dev/null
-	wait 2>/dev/null
 	if [ -n "$CG" ] && [ -d "$CG" ]; then
 		# back to the root cgroup, then remove ours
 		while read -r p; do
@@ -36,19 +32,10 @@ teardown() {
 		done <"$CG/cgroup.procs"
 		rmdir "$CG" 2>/dev/null
 	fi
-	userdel "$UA" 2>/dev/null
-	groupdel "$GRP" 2>/dev/null
-	rm -rf "$D"
-	true
+	users_teardown "$UA"
 }
 
 load daemon_helper
-
-as() { # USER CMD...: the user's uid and the test group, no other groups
-	local u=$1
-	shift
-	exec setpriv --reuid="$u" --regid="$GRP" --clear-groups "$@"
-}
 
 # A sleeping process of user $UA (TARGET).
 tenant_target() {
@@ -81,7 +68,7 @@ in_cgroup() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"
 }
 
-@test "tenant socket: a non-root tenant notifies for its own pid and sees its own status" {
+@test "tenant socket: a non-root tenant notifies for its own pid and sees its own status and policy only" {
 	daemon_bg --socket "$SOCK" --tenant-socket "$TSOCK" \
 		--offline uid=0,comm=no-such-job
 	# mode 0666 without --group, in its own root-owned directory
@@ -92,8 +79,16 @@ in_cgroup() {
 	# the admin socket keeps the user out; the tenant socket lets it in
 	run -3 as "$UA" "$CTL" status -s "$SOCK"
 	run -0 as "$UA" "$CTL" notify busy --pid "$TARGET" -s "$TSOCK"
+	# root's online process: in root's policy, not in the tenant's
+	sleep 300 &
+	HOLD=$!
+	run -0 "$CTL" notify busy --pid "$HOLD" -s "$SOCK"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q "\"type\":\"proc\",\"pid\":$HOLD,\"class\":\"online\"" <<<"$output"
+	grep -q "\"type\":\"proc\",\"pid\":$TARGET,\"class\":\"online\"" <<<"$output"
 	run -0 as "$UA" "$CTL" policy -j -s "$TSOCK"
 	grep -q "\"type\":\"proc\",\"pid\":$TARGET,\"class\":\"online\"" <<<"$output"
+	! grep -q "\"pid\":$HOLD," <<<"$output"
 	# $GPREEMPT_SOCKET names it, for gp_notify_open(NULL) and gpreempt-ctl
 	run -0 as "$UA" env GPREEMPT_SOCKET="$TSOCK" "$CTL" notify idle \
 		--pid "$TARGET"

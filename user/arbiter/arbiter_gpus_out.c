@@ -55,6 +55,8 @@ void arbg_policy_lines(struct daemon *d, struct client *c)
 		int n = gp_qplace_gpus(p->q, p->nq, gpus, GP_GP_MAX_GPUS);
 		int k, off = 0, susp = 0;
 
+		if (!arb_shows(a, c, p->pid))
+			continue;	/* a tenant sees its own only */
 		for (k = 0; k < n; k++)
 			off += snprintf(list + off, sizeof(list) - off, "%s%u",
 					k ? "," : "", gpus[k]);

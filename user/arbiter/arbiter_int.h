@@ -71,6 +71,10 @@ void alog(struct arbiter *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 const char *arb_kfd_proc_dir(const struct arbiter *a);
 struct arb_proc *arb_find(struct arbiter *a, int pid);
+/* May c see pid's lines in `policy`? An admin every process, a tenant its
+ * own uid's only, in its own PID namespace (as `status` shows only its own
+ * holds: daemon_view.h). */
+bool arb_shows(struct arbiter *a, const struct client *c, int pid);
 struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 			 enum gp_pclass cls);
 void arb_apply(struct daemon *d);

@@ -466,7 +466,8 @@ void arbq_policy(struct daemon *d, struct client *c)
 		struct gp_scan_opts so = { .root = a->o->kfd_proc_dir,
 					   .pids = &a->p[i].pid, .npids = 1 };
 
-		if (a->p[i].cls == GP_CLASS_ONLINE)
+		if (a->p[i].cls == GP_CLASS_ONLINE &&
+		    arb_shows(a, c, a->p[i].pid))
 			gp_queues_scan(&so, unwatched_cb, &u);
 	}
 }

@@ -25,6 +25,13 @@ static int may_name(const struct client *c, int pid, uid_t uid,
 			  what, pid, uid);
 }
 
+bool arb_shows(struct arbiter *a, const struct client *c, int pid)
+{
+	const struct arb_proc *p = arb_find(a, pid);
+
+	return c->admin || (p && p->uid == c->uid && !peer_may_act(c, pid));
+}
+
 /* The online process a busy/idle means, known or newly classified. */
 static struct arb_proc *online_of(struct daemon *d, struct client *c,
 				  int pid, struct gp_err *e)
@@ -289,6 +296,8 @@ static void do_policy(struct daemon *d, struct client *c)
 		const struct arb_proc *p = &a->p[i];
 		unsigned int busy = 0;
 
+		if (!arb_shows(a, c, p->pid))
+			continue;	/* a tenant sees its own only */
 		if (p->cls == GP_CLASS_ONLINE) {
 			for (k = 0; k < a->pol.n_busy; k++)
 				if (a->pol.busy[k].pid == p->pid)
@@ -307,6 +316,8 @@ static void do_policy(struct daemon *d, struct client *c)
 		const struct arb_proc *p = arb_find(a, o->pid);
 		uint64_t susp = 0;
 
+		if (!arb_shows(a, c, o->pid))
+			continue;
 		gp_policy_suspended_fraction(&a->pol, o->pid, now, &susp);
 		reply_linef(c, "proc pid=%d class=offline uid=%u suspended=%d "
 		     "suspended_ns=%llu attached_ns=%llu suspends=%llu "
@@ -320,14 +331,17 @@ static void do_policy(struct daemon *d, struct client *c)
 	for (i = 0; i < a->qw.n; i++) {
 		const struct gp_qw_proc *w = &a->qw.p[i];
 
+		if (!arb_shows(a, c, w->pid))
+			continue;
 		reply_linef(c, "watch pid=%d queues=%d busy=%d polls=%llu "
 		     "busy_polls=%llu err=%d\n", w->pid, w->nq, w->busy,
 		     (unsigned long long)w->polls,
 		     (unsigned long long)w->busy_polls, -w->err);
 	}
 	for (i = 0; i < a->qw.n_unw; i++)
-		reply_linef(c, "unwatched pid=%d reason=\"%s\"\n",
-			    a->qw.unw[i].pid, a->qw.unw[i].why);
+		if (arb_shows(a, c, a->qw.unw[i].pid))
+			reply_linef(c, "unwatched pid=%d reason=\"%s\"\n",
+				    a->qw.unw[i].pid, a->qw.unw[i].why);
 	arbq_policy(d, c);
 	arbg_policy_lines(d, c);
 	hist_line(c, "trigger_to_suspend", &s->trigger_to_suspend);

@@ -56,7 +56,8 @@ static void do_status(struct daemon *d, struct client *c,
 	reply_line(c, buf, proto_format_daemon(buf, sizeof(buf), &pd));
 	for (i = 0; i < d->n_t; i++)
 		if (!d->t[i].detaching && (!q->pid || d->t[i].pid == q->pid) &&
-		    view_shows_hold(c->admin, c->uid, d->t[i].uid))
+		    view_shows_hold(c->admin, c->uid, d->t[i].uid,
+				    d->t[i].tenant))
 			reply_session(c, &d->t[i]);
 	reply_ok(c);
 }
