@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,6 +133,58 @@ TEST(notify_connection_outlives_idle_timeout)
 	gp_notify_close(fd3);
 }
 
+/* Has the daemon closed c (EOF now, without waiting)? */
+static bool closed_by_daemon(int c)
+{
+	char b;
+
+	return recv(c, &b, 1, MSG_DONTWAIT) == 0;
+}
+
+/*
+ * Issue 24: a connection that once said busy, then idle, is not kept
+ * past the idle timeout (a member held every slot with them); a server
+ * that keeps talking is never closed, and one closed while quiet is
+ * opened again by gp_notify on its next call, on the same fd.
+ */
+TEST(busy_once_connections_are_closed_when_idle)
+{
+	int f[4], srv = gp_notify_open(sock), i, k, open_n = 4;
+	char busy[64], idle[64];
+
+	snprintf(busy, sizeof(busy), "busy pid=%d\n", child);
+	snprintf(idle, sizeof(idle), "idle pid=%d\n", child);
+	for (i = 0; i < 4; i++) {
+		f[i] = gp_notify_open(sock);
+		CHECK(f[i] >= 0);
+		CHECK(gp_notify_send(f[i], busy, NULL, 0) == 0);
+		CHECK(gp_notify_send(f[i], idle, NULL, 0) == 0);
+	}
+	CHECK(srv >= 0);
+	/* Up to 30 s (a loaded host); idle_ns is 300 ms. The server
+	 * renews every 100 ms: activity, so it stays. */
+	for (k = 0; k < 300 && open_n; k++) {
+		usleep(100000);
+		CHECK(ask("policy\n") == 0);	/* keeps fd active */
+		CHECK(gp_notify_send(srv, busy, NULL, 0) == 0);
+		CHECK(gp_notify_send(srv, idle, NULL, 0) == 0);
+		for (open_n = 0, i = 0; i < 4; i++)
+			open_n += !closed_by_daemon(f[i]);
+	}
+	CHECK(open_n == 0);
+	CHECK(!closed_by_daemon(srv));
+	/* closed while quiet: the next busy reopens it, and is served */
+	CHECK(closed_by_daemon(f[0]));
+	CHECK(gp_notify_send(f[0], busy, NULL, 0) == 0);
+	CHECK(!closed_by_daemon(f[0]));
+	CHECK(wait_busy(1));
+	CHECK(gp_notify_send(f[0], idle, NULL, 0) == 0);
+	CHECK(wait_busy(0));
+	for (i = 0; i < 4; i++)
+		gp_notify_close(f[i]);
+	gp_notify_close(srv);
+}
+
 TEST(standin_exit_while_busy_ends_busy)
 {
 	int st;
@@ -166,6 +219,7 @@ int main(void)
 	RUN(watch_request_checked);
 	RUN(standin_queues_drive_the_policy);
 	RUN(notify_connection_outlives_idle_timeout);
+	RUN(busy_once_connections_are_closed_when_idle);
 	RUN(standin_exit_while_busy_ends_busy);
 	close(fd);
 	kill(dpid, SIGTERM);

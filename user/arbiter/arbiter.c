@@ -526,17 +526,6 @@ uint64_t arbiter_deadline(const struct daemon *d)
 	return p;
 }
 
-bool arbiter_keeps(const struct daemon *d, const struct client *c)
-{
-	const struct arbiter *a = arb_of(d);
-	int i;
-
-	for (i = 0; a && i < a->n_notify; i++)
-		if (a->notify_c[i] == c)
-			return true;
-	return false;
-}
-
 bool arbiter_busy_open(const struct daemon *d, const struct client *c)
 {
 	const struct arbiter *a = arb_of(d);
@@ -548,28 +537,13 @@ bool arbiter_busy_open(const struct daemon *d, const struct client *c)
 	return false;
 }
 
-void arb_note_notify(struct arbiter *a, const struct client *c)
-{
-	int i;
-
-	for (i = 0; i < a->n_notify; i++)
-		if (a->notify_c[i] == c)
-			return;
-	if (a->n_notify < DAEMON_MAX_CLIENTS)
-		a->notify_c[a->n_notify++] = c;
-}
-
 void arbiter_client_closed(struct daemon *d, struct client *c)
 {
 	struct arbiter *a = arb_of(d);
 	bool was;
-	int i;
 
 	if (!a)
 		return;
-	for (i = 0; i < a->n_notify; i++)
-		if (a->notify_c[i] == c)
-			a->notify_c[i--] = a->notify_c[--a->n_notify];
 	was = gp_policy_online_busy(&a->pol);
 	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
 				&a->act);

@@ -71,10 +71,13 @@ void arbiter_tick(struct daemon *d);
 /* Absolute monotonic ns the timer must fire at, 0 for none. */
 uint64_t arbiter_deadline(const struct daemon *d);
 void arbiter_client_closed(struct daemon *d, struct client *c);
-/* A server's notify connection: kept open however long it is quiet (its
- * busy belongs to it; closing it would resume offline mid-request). */
-bool arbiter_keeps(const struct daemon *d, const struct client *c);
-/* Has connection c a busy open (it may not be closed for an admin)? */
+/*
+ * Has connection c a busy open? Then it is kept past the idle timeout
+ * (closing it would resume offline mid-request) and never closed for an
+ * admin. Only while the busy lasts: one not renewed ends after
+ * --busy-max, and a connection that once said busy is not kept for it
+ * (a member could hold every slot with such connections; issue 24).
+ */
 bool arbiter_busy_open(const struct daemon *d, const struct client *c);
 /* A target left the daemon (exited, detached). */
 void arbiter_target_gone(struct daemon *d, int pid);

@@ -40,8 +40,6 @@ struct arbiter {
 	uint64_t busy_expired_said;	/* pol.st.busy_expired logged */
 	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
 	uint64_t next_poll;
-	int n_notify;		/* connections that said busy/idle */
-	const struct client *notify_c[DAEMON_MAX_CLIENTS];
 	struct gp_qwatch qw;	/* --detect queues */
 	struct arb_qpoll *qp;	/* its poll in flight (arbiter_qpoll.c) */
 	struct gp_gpolicy *g;	/* --scope gpu: the deciding policy */
@@ -82,7 +80,6 @@ void arb_apply(struct daemon *d);
  * "none", "online", "offline", "online,offline"; warned at start. */
 const char *arb_spoofable(const struct arbiter *a);
 void arb_warn_spoofable(struct arbiter *a);
-void arb_note_notify(struct arbiter *a, const struct client *c);
 void arb_offline_join(struct daemon *d, struct arb_proc *p);
 void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
 /*

@@ -69,7 +69,6 @@ static void end_notify(struct daemon *d)
 			gp_gpolicy_source_closed(a->g, monotonic_ns(), src[i],
 						 a->gact);
 	}
-	a->n_notify = 0;
 	if (n)
 		alog(a, "notify is off: %d busy source%s ended", n,
 		     n == 1 ? "" : "s");

@@ -125,8 +125,6 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 	if (was != gp_policy_online_busy(&a->pol) || d->o->verbose)
 		alog(a, "%s from pid %d for pid %d (%s)",
 		     busy ? "busy" : "idle", c->pid, pid, p->comm);
-	if (!q->pid_scope)
-		arb_note_notify(a, c);
 	/* Reply after the ioctls: "ok" to busy means offline is suspended. */
 	arb_apply(d);
 	reply_ok(c);

@@ -42,7 +42,9 @@
  *                  polls the fd and calls cb when it is readable.
  *   client_closed  a connection ended (its state goes with it);
  *   keeps          keep-alive: true keeps a quiet connection open past
- *                  --idle (a notify client's busy belongs to it).
+ *                  the idle timeout (a notify client's open busy belongs
+ *                  to it); bounded by the module (the arbiter's busy
+ *                  ends after --busy-max unless renewed).
  *   client_busy    true: the connection has work open (a busy), so it is
  *                  never the idle one closed to make room for an admin.
  *   target_gone    a held target left the daemon (exit, detach).

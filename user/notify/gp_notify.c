@@ -4,6 +4,8 @@
 #define _GNU_SOURCE	/* struct ucred, for a copy built without it */
 #endif
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,11 +93,47 @@ static int reply(int fd, char *msg, unsigned long len)
 	}
 }
 
+/*
+ * The daemon closes a connection that stays quiet for its idle timeout
+ * (30 s) with no busy open; a server keeps its fd for life. So before a
+ * request, a connection the daemon has hung up is opened again on the
+ * path it was connected to (getpeername), on the same fd number (dup3):
+ * nothing was sent on the closed one, so nothing is sent twice. A
+ * socket with no path (a socketpair) is left as it is and the request
+ * fails as before. 0, or the reopen's -errno.
+ */
+static int reopen_if_closed(int fd)
+{
+	struct pollfd p = { fd, POLLRDHUP, 0 };
+	struct sockaddr_un a;
+	socklen_t al = sizeof(a);
+	char path[sizeof(a.sun_path) + 1];
+	size_t n;
+	int nfd, r;
+
+	if (poll(&p, 1, 0) != 1 || !(p.revents & (POLLRDHUP | POLLHUP)))
+		return 0;
+	if (getpeername(fd, (struct sockaddr *)&a, &al) ||
+	    al <= offsetof(struct sockaddr_un, sun_path) || !a.sun_path[0])
+		return 0;
+	n = al - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, a.sun_path, n);
+	path[n] = 0;
+	nfd = gp_notify_open(path);
+	if (nfd < 0)
+		return nfd;
+	r = dup3(nfd, fd, O_CLOEXEC);
+	close(nfd);
+	return r < 0 ? -errno : 0;
+}
+
 int gp_notify_send(int fd, const char *line, char *msg, unsigned long len)
 {
 	size_t n = strlen(line), off = 0;
-	int r;
+	int r = reopen_if_closed(fd);
 
+	if (r)
+		return r;
 	while (off < n) {
 		ssize_t w = send(fd, line + off, n - off, MSG_NOSIGNAL);
 

@@ -12,12 +12,16 @@
  *
  * The busy belongs to the connection: keep it open for the server's
  * life; busy twice needs idle twice; if the server dies, its busy ends.
+ * The daemon closes a connection quiet for 30 s with no busy open (and
+ * ends a busy neither renewed nor confirmed after its --busy-max): the
+ * next call opens it again on the same fd, transparently.
  * The daemon takes the server's pid from the socket (SO_PEERCRED) and
  * allows root and the pid's own uid (the socket must let it connect:
  * `gpreempt-ctl daemon --group`). Calls block until the daemon answers
  * (it answers busy after the suspend ioctls), at most GP_NOTIFY_TIMEOUT_MS;
  * after -ETIMEDOUT (or -EPROTO) the connection is shut down, so a late
- * reply is never taken for the next answer: close fd and open a new one.
+ * reply is never taken for the next answer (the next call opens a new
+ * connection on the same fd).
  * gp_notify_open refuses (-EPERM) a socket whose server is not root.
  */
 #ifndef GP_NOTIFY_H
