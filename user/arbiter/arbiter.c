@@ -174,67 +174,19 @@ static void arb_remove(struct arbiter *a, struct arb_proc *p)
 	*p = a->p[--a->n];
 }
 
-/* Carries out the policy's actions, each one KFD ioctl on a warm session. */
+/*
+ * Carries out the decisions: the per-GPU policy's (gpolicy.c, in either
+ * scope), each one KFD ioctl on a warm session (arbiter_gpus.c). The node
+ * machine (a->pol) keeps only the busy sources: it has no offline member
+ * and so never acts.
+ */
 void arb_apply(struct daemon *d)
 {
 	struct arbiter *a = arb_of(d);
-	int i;
 
-	if (a->g) {
-		/* gpu scope: the node machine's view only, never acted on */
-		a->act.n = 0;
-		arbg_apply(d);
-		return;
-	}
-	for (i = 0; i < a->act.n; i++) {
-		const struct gp_paction *x = &a->act.a[i];
-		bool susp = x->op == GP_POP_SUSPEND;
-		struct session_op op = {};
-		struct gp_err e = {};
-		struct target *t = target_find(d, x->pid);
-		uint64_t t0, dt;
-		int r;
-
-		if (!t) {
-			if (susp)
-				gp_policy_failed(&a->pol, monotonic_ns(),
-						 x->pid, x->op);
-			continue;
-		}
-		t0 = monotonic_ns();
-		if (susp && x->cause == GP_CAUSE_BUSY && a->trigger_ns)
-			gp_hist_add(&a->pol.st.trigger_to_suspend,
-					   t0 - a->trigger_ns);
-		r = susp ? session_suspend(t->s, NULL, 0, 0, &op, &e) :
-			   session_resume(t->s, NULL, 0, &op, &e);
-		dt = monotonic_ns() - t0;
-		gp_hist_add(susp ? &a->pol.st.suspend_ioctl :
-					  &a->pol.st.resume_ioctl, dt);
-		if (susp && op.ret >= 0) {
-			hold_start(d, t, 0);
-			/* --metrics: the arbiter's holds are holds too */
-			dm_suspend(x->pid, dt, x->cause == GP_CAUSE_BUSY &&
-				   a->trigger_ns ? t0 + dt - a->trigger_ns : dt);
-		} else if (!susp) {
-			hold_end(t);
-			if (!r || r == GP_EXIT_PARTIAL)
-				dm_resume(x->pid, dt, false);
-		}
-		if (r && r != GP_EXIT_PARTIAL) {
-			alog(a, "%s pid %d (%s) failed: %s",
-			     gp_pop_name(x->op), x->pid,
-			     gp_pcause_name(x->cause), e.msg);
-			gp_policy_failed(&a->pol, monotonic_ns(), x->pid,
-					 x->op);
-		} else {
-			alog(a, "%s pid %d (%s): %u queues, %u ok, "
-			     "%.3f ms", gp_pop_name(x->op), x->pid,
-			     gp_pcause_name(x->cause), op.n, op.n_ok,
-			     dt / 1e6);
-		}
-		session_op_free(&op);
-	}
 	a->act.n = 0;
+	if (a->g)
+		arbg_apply(d);
 }
 
 /* An offline process joins: warm session now, then the policy. */
@@ -258,12 +210,10 @@ void arb_offline_join(struct daemon *d, struct arb_proc *p)
 	}
 	p->joined = true;
 	p->own_session = !had;
-	gp_policy_offline_attached(&a->pol, monotonic_ns(), p->pid, &a->act);
 	if (a->g)
 		arbg_attached(d, p);
 	alog(a, "offline pid %d (%s) attached%s", p->pid, p->comm,
-	     (a->g ? a->gact->n : a->act.n) ? ", online busy: suspending" :
-	     "");
+	     a->g && a->gact->n ? ", online busy: suspending" : "");
 	arb_apply(d);
 }
 
@@ -274,7 +224,6 @@ void arb_leave(struct daemon *d, struct arb_proc *p, const char *why)
 	uint64_t now = monotonic_ns();
 
 	if (p->cls == GP_CLASS_OFFLINE && p->joined) {
-		gp_policy_offline_gone(&a->pol, now, p->pid, &a->act);
 		if (a->g)
 			gp_gpolicy_offline_gone(a->g, now, p->pid, a->gact);
 		p->joined = false;
@@ -515,8 +464,10 @@ uint64_t arbiter_deadline(const struct daemon *d)
 
 	if (!a)
 		return 0;
-	p = a->g ? gp_gpolicy_next_deadline(a->g) :
-		   gp_policy_next_deadline(&a->pol);
+	/* The node machine's own: its busy sources' --busy-max */
+	p = gp_policy_next_deadline(&a->pol);
+	if (a->g && gp_gpolicy_next_deadline(a->g) < p)
+		p = gp_gpolicy_next_deadline(a->g);
 	if (p > a->next_scan)
 		p = a->next_scan;
 	if (a->o->detect_queues && (a->qw.n || a->qp) && a->next_poll < p)
@@ -565,8 +516,6 @@ void arbiter_target_gone(struct daemon *d, int pid)
 	    !p->joined)
 		return;
 	/* The session is gone (exit or detach): nothing to resume. */
-	gp_policy_offline_gone(&a->pol, monotonic_ns(), pid, &a->act);
-	a->act.n = 0;
 	if (a->g) {
 		gp_gpolicy_offline_gone(a->g, monotonic_ns(), pid, a->gact);
 		a->gact->n = 0;

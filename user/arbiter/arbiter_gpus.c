@@ -18,9 +18,12 @@
  *   naming exactly the decision's queue ids (all=true: every queue of a
  *   fresh snapshot, for gangs and queues not known yet).
  *
- * The node-wide machine (a->pol) still sees every signal: it is the node
- * view `policy` and the metrics show beside the per-GPU lines, and it
- * owns the busy sources; in gpu scope its actions are dropped.
+ * The per-GPU policy decides in both scopes (--scope node is its one
+ * node-wide machine). The node machine (a->pol) sees every signal only to
+ * own the busy sources (counting, scope=pid, EALREADY, busy-max); it has
+ * no offline member and never acts. The node-wide numbers `policy` and
+ * the metrics show are derived from the per-GPU policy
+ * (gp_gpolicy_node_view, arbg_view).
  *
  * The reads of /proc/PID/cgroup and of KFD's sysfs are small bounded
  * reads of kernel-generated files (no other process's memory, no FIFO);
@@ -38,12 +41,11 @@
 
 int arbg_start(struct arbiter *a)
 {
-	if (a->o->scope != GP_SCOPE_GPU)
-		return 0;
-	a->g = gp_gpolicy_new(&a->cfg, GP_SCOPE_GPU, a->o->gang,
+	a->g = gp_gpolicy_new(&a->cfg, a->o->scope, a->o->gang,
 			      monotonic_ns());
 	a->gact = calloc(1, sizeof(*a->gact));
-	if (!a->g || !a->gact) {
+	a->view = calloc(1, sizeof(*a->view));
+	if (!a->g || !a->gact || !a->view) {
 		arbg_stop(a);
 		return -ENOMEM;
 	}
@@ -54,8 +56,10 @@ void arbg_stop(struct arbiter *a)
 {
 	gp_gpolicy_free(a->g);
 	free(a->gact);
+	free(a->view);
 	a->g = NULL;
 	a->gact = NULL;
+	a->view = NULL;
 }
 
 /* FNV-1a of the cgroup v2 path ("0::/path"), never 0; 0 when unknown. */
@@ -146,6 +150,15 @@ void arbg_event(struct daemon *d, const struct gp_event *e)
 				      e->queue_id, a->gact);
 		arb_apply(d);
 	}
+}
+
+/* The node view (gpolicy_view.c) into the arbiter's scratch policy. */
+const struct gp_policy *arbg_view(struct arbiter *a, uint64_t now)
+{
+	if (!a->g)
+		return &a->pol;
+	gp_gpolicy_node_view(a->g, &a->pol, now, a->view);
+	return a->view;
 }
 
 /* The GPUs a busy/idle means: named, else pid's queues', else all (-1). */

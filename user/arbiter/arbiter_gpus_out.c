@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The policy verb's per-GPU lines (arb_proto.h), --scope gpu:
+ * The policy verb's per-GPU lines (arb_proto.h), gpu lines in --scope gpu
+ * only (node scope's one machine is the arbiter line):
  *   scope scope=gpu|node gang=cgroup|pgid|none
  *   gpu gpu_id= state= online_busy=0|1 offline_units= busy_periods=
  *       suspends= resumes= budget_resumes= max_hold_resumes=
@@ -24,7 +25,8 @@ void arbg_policy_lines(struct daemon *d, struct client *c)
 		    gp_gang_name(a->o->gang));
 	if (!g)
 		return;
-	for (i = 0; i < g->nslot; i++) {
+	/* --scope node: its one machine is the node's, the arbiter line */
+	for (i = 0; g->scope == GP_SCOPE_GPU && i < g->nslot; i++) {
 		const struct gp_gslot *s = g->slot[i];
 		const struct gp_policy_stats *st = &s->p.st;
 
@@ -92,7 +94,7 @@ void arbg_metrics(const struct arbiter *a, struct prom_buf *b)
 	const struct gp_gpolicy *g = a->g;
 	char lab[64], id[16];
 
-	if (!g)
+	if (!g || g->scope != GP_SCOPE_GPU)	/* node: gpreempt_policy_* */
 		return;
 	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
 		prom_family(b, fam[f].name, fam[f].type, fam[f].help);

@@ -9,14 +9,12 @@
 #include "arbiter_int.h"
 #include "util.h"
 
-/* Suspended by the policy in force (per GPU, or the node's). */
+/* Suspended by the deciding policy (gpolicy.c, either scope). */
 static bool held_now(struct arbiter *a, int pid)
 {
 	const struct gp_gproc *gp;
 
-	if (a->g)
-		return (gp = gp_gpolicy_proc(a->g, pid)) && arbg_held(gp);
-	return gp_policy_offline_suspended(&a->pol, pid);
+	return a->g && (gp = gp_gpolicy_proc(a->g, pid)) && arbg_held(gp);
 }
 
 /*
@@ -52,7 +50,6 @@ void arbiter_hold_released(struct daemon *d, int pid, enum gp_who who)
 	if (!a || !(p = arb_find(a, pid)) || p->cls != GP_CLASS_OFFLINE ||
 	    !p->joined || !held_now(a, pid))
 		return;
-	gp_policy_offline_released(&a->pol, monotonic_ns(), pid);
 	if (a->g)
 		gp_gpolicy_released(a->g, monotonic_ns(), pid);
 	alog(a, "pid %d resumed by %s: running until online's next busy",

@@ -42,8 +42,9 @@ struct arbiter {
 	uint64_t next_poll;
 	struct gp_qwatch qw;	/* --detect queues */
 	struct arb_qpoll *qp;	/* its poll in flight (arbiter_qpoll.c) */
-	struct gp_gpolicy *g;	/* --scope gpu: the deciding policy */
+	struct gp_gpolicy *g;	/* the deciding policy (either scope) */
 	struct gp_gactions *gact;	/* its actions, to carry out */
+	struct gp_policy *view;	/* its node view, scratch (arbg_view) */
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };
@@ -118,7 +119,8 @@ const struct gp_qf_mqd *arb_mqd_result(struct arb_mqd_read *r);
 void arb_mqd_put(struct arb_mqd_read *r);
 void arbq_event(struct daemon *d, const struct gp_event *e);
 
-/* arbiter_gpus.c: --scope gpu (a->g NULL in node scope). */
+/* arbiter_gpus.c: the per-GPU policy in the daemon (a->g NULL only when
+ * out of memory at a reload: nothing is decided until the next one). */
 int arbg_start(struct arbiter *a);
 void arbg_stop(struct arbiter *a);
 uint64_t arbg_gang_key(enum gp_gang k, int pid);
@@ -129,6 +131,8 @@ void arbg_event(struct daemon *d, const struct gp_event *e);
 int arbg_edge(struct arbiter *a, uint64_t src, int pid, const uint32_t *gpus,
 	      int ngpus, bool busy);
 void arbg_apply(struct daemon *d);
+/* The node-wide numbers, derived from a->g (a->pol when it is NULL). */
+const struct gp_policy *arbg_view(struct arbiter *a, uint64_t now);
 struct gp_gproc;
 bool arbg_held(const struct gp_gproc *p);
 /* The policy verb's and metrics' per-GPU lines (arbiter_gpus_out.c). */

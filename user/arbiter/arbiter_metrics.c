@@ -16,7 +16,10 @@ void arbiter_metrics(const struct daemon *d, struct prom_buf *b)
 	struct arbiter *a = arb_of(d);
 
 	if (a) {
-		metrics_render_policy(&a->pol, monotonic_ns(), comm_of, a, b);
+		uint64_t now = monotonic_ns();
+
+		/* The node-wide families: the per-GPU policy's node view. */
+		metrics_render_policy(arbg_view(a, now), now, comm_of, a, b);
 		arbg_metrics(a, b);
 	}
 }

@@ -111,9 +111,9 @@ static void rearm_holds(struct daemon *d)
 	struct target *t;
 	int i;
 
-	for (i = 0; i < a->pol.n_off; i++)
-		if (a->pol.off[i].suspended &&
-		    (t = target_find(d, a->pol.off[i].pid)) && t->held_since)
+	for (i = 0; a->g && i < a->g->nproc; i++)
+		if (arbg_held(&a->g->proc[i]) &&
+		    (t = target_find(d, a->g->proc[i].pid)) && t->held_since)
 			t->deadline = t->held_since + d->max_hold_ns;
 }
 
@@ -121,8 +121,8 @@ static int held_count(const struct arbiter *a)
 {
 	int i, n = 0;
 
-	for (i = 0; i < a->pol.n_off; i++)
-		n += a->pol.off[i].suspended;
+	for (i = 0; a->g && i < a->g->nproc; i++)
+		n += arbg_held(&a->g->proc[i]);
 	return n;
 }
 
@@ -187,7 +187,7 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	gp_policy_reconfigure(&a->pol, monotonic_ns(), &a->cfg, &a->act);
 	if (rescope && arbg_start(a))
 		dlog_at(LOG_ERR, "reload: no memory for the per-GPU policy: "
-			"node scope until the next reload");
+			"nothing is arbitrated until the next reload");
 	else if (a->g)
 		gp_gpolicy_reconfigure(a->g, monotonic_ns(), &a->cfg, a->gact);
 	arb_apply(d);

@@ -263,19 +263,25 @@ static void hist_line(struct client *c, const char *name,
 static void do_policy(struct daemon *d, struct client *c)
 {
 	struct arbiter *a = arb_of(d);
-	const struct gp_policy_stats *s = &a->pol.st;
+	const struct gp_policy *v;
+	const struct gp_policy_stats *s;
 	uint64_t now = monotonic_ns();
 	int i, k;
 
 	gp_policy_tick(&a->pol, now, &a->act);
+	if (a->g)
+		gp_gpolicy_tick(a->g, now, a->gact);
 	arb_apply(d);
+	/* The node-wide numbers: derived from the deciding policy. */
+	v = arbg_view(a, now);
+	s = &v->st;
 	reply_linef(c, "arbiter state=%s online_busy=%d detect=%s "
 	     "resume_after_ns=%llu min_offline_share=%u window_ns=%llu "
 	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
 	     "budget_resumes=%llu max_hold_resumes=%llu "
 	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu "
 	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu\n",
-	     gp_pstate_name(a->pol.state), gp_policy_online_busy(&a->pol),
+	     gp_pstate_name(v->state), gp_policy_online_busy(v),
 	     a->o->detect_notify && a->o->detect_queues ? "notify,queues" :
 	     a->o->detect_queues ? "queues" : "notify",
 	     (unsigned long long)a->cfg.resume_after_ns,
@@ -309,14 +315,14 @@ static void do_policy(struct daemon *d, struct client *c)
 			     busy, kfd_queues(a, p->pid), w ? w->nq : 0);
 		}
 	}
-	for (i = 0; i < a->pol.n_off; i++) {
-		const struct gp_poffline *o = &a->pol.off[i];
+	for (i = 0; i < v->n_off; i++) {
+		const struct gp_poffline *o = &v->off[i];
 		const struct arb_proc *p = arb_find(a, o->pid);
 		uint64_t susp = 0;
 
 		if (!arb_shows(a, c, o->pid))
 			continue;
-		gp_policy_suspended_fraction(&a->pol, o->pid, now, &susp);
+		gp_policy_suspended_fraction(v, o->pid, now, &susp);
 		reply_linef(c, "proc pid=%d class=offline uid=%u suspended=%d "
 		     "suspended_ns=%llu attached_ns=%llu suspends=%llu "
 		     "resumes=%llu failures=%llu\n", o->pid, p ? p->uid : 0,

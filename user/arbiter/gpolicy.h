@@ -167,6 +167,17 @@ const struct gp_gproc *gp_gpolicy_proc(const struct gp_gpolicy *g, int pid);
 int gp_gpolicy_suspended_on(const struct gp_gpolicy *g, int pid,
 			    uint32_t gpu_id);
 
+/*
+ * The node-wide numbers, derived (gpolicy_view.c): sources' busy table,
+ * busy periods and histograms, with the state (the busiest GPU's), the
+ * action counts (ioctls, and the machines' budget/max-hold/cancelled
+ * resumes and failures, summed) and one offline row per process (held,
+ * its ioctls, its longest suspended time over its GPUs) from g.
+ */
+void gp_gpolicy_node_view(const struct gp_gpolicy *g,
+			  const struct gp_policy *sources, uint64_t now,
+			  struct gp_policy *v);
+
 const char *gp_scope_name(enum gp_scope s);
 const char *gp_gang_name(enum gp_gang k);
 /* "gpu"/"node", "none"/"pgid"/"cgroup": 0 or -EINVAL. */
