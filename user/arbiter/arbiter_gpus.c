@@ -6,9 +6,11 @@
  *
  * - Placement: an offline process's queues (gpu_id, type) from the KFD
  *   sysfs tree (root: --kfd-proc's stand-in in tests) when it joins and
- *   at each scan, and from the embedded tracer's CREATE_QUEUE events when
- *   it runs (--detect queues). A queue reported after its process was
- *   suspended on that GPU is suspended by its own id.
+ *   at each scan, from its session's GET_QUEUE_SNAPSHOT at attach and
+ *   after each suspend/resume, and from the embedded tracer's
+ *   CREATE_QUEUE events when it runs (--detect queues). A queue reported
+ *   after its process was suspended on that GPU is suspended by its own
+ *   id.
  * - Activity: busy/idle with the GPUs the signal names (notify gpu=); a
  *   signal with only a pid is all of that process's GPUs (its sysfs
  *   queues), and with none known, every GPU.
@@ -109,6 +111,26 @@ static void place_sysfs(struct arbiter *a, int pid)
 		gp_gpolicy_queue(a->g, monotonic_ns(), pid, &q[i], a->gact);
 }
 
+/*
+ * pid's last GET_QUEUE_SNAPSHOT (its session takes one at open and before
+ * every suspend and resume) into the policy: each queue's gpu_id, those
+ * created before any tracer ran included (gpolicy_snap.c).
+ */
+static void place_snapshot(struct daemon *d, struct arbiter *a, int pid)
+{
+	const struct kfd_queue_snapshot_entry *e;
+	struct gp_qplace q[GP_GP_MAX_QUEUES];
+	struct target *t = target_find(d, pid);
+	uint32_t n = 0;
+	int k;
+
+	if (!t || !t->s || !(e = session_queues(t->s, &n)) || !n)
+		return;
+	k = gp_qplace_from_snapshot(e, n, n, sizeof(*e), q, GP_GP_MAX_QUEUES);
+	if (k > 0)
+		gp_gpolicy_snapshot(a->g, monotonic_ns(), pid, q, k, a->gact);
+}
+
 void arbg_attached(struct daemon *d, struct arb_proc *p)
 {
 	struct arbiter *a = arb_of(d);
@@ -117,6 +139,7 @@ void arbg_attached(struct daemon *d, struct arb_proc *p)
 	gp_gpolicy_offline_attached(a->g, monotonic_ns(), p->pid, key,
 				    a->gact);
 	place_sysfs(a, p->pid);
+	place_snapshot(d, a, p->pid);
 }
 
 void arbg_rescan(struct daemon *d)
@@ -241,6 +264,11 @@ void arbg_apply(struct daemon *d)
 			     x->all ? " (all)" : " named", op.n_ok, dt / 1e6);
 		}
 		session_op_free(&op);
+		/* The snapshot the ioctl took: placement of a held process
+		 * (its new queues' actions join this loop). Not after a
+		 * failure: a gang still held would be retried at once. */
+		if (!r || r == GP_EXIT_PARTIAL)
+			place_snapshot(d, a, x->pid);
 	}
 	a->gact->n = 0;
 }

@@ -141,6 +141,15 @@ int gp_gpolicy_queue(struct gp_gpolicy *g, uint64_t now, int pid,
 		     const struct gp_qplace *q, struct gp_gactions *out);
 void gp_gpolicy_queue_gone(struct gp_gpolicy *g, uint64_t now, int pid,
 			   uint32_t queue_id, struct gp_gactions *out);
+/*
+ * pid's full queue list from a GET_QUEUE_SNAPSHOT (decoded by
+ * gp_qplace_from_snapshot): each row is reported as gp_gpolicy_queue
+ * does; a known queue the list lacks stays (gpolicy_snap.c).
+ * 0, -ENOENT (pid not attached) or gp_gpolicy_queue's error.
+ */
+int gp_gpolicy_snapshot(struct gp_gpolicy *g, uint64_t now, int pid,
+			const struct gp_qplace *rows, int n,
+			struct gp_gactions *out);
 void gp_gpolicy_offline_gone(struct gp_gpolicy *g, uint64_t now, int pid,
 			     struct gp_gactions *out);
 
