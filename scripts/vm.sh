@@ -65,7 +65,7 @@ esac
 build() {
 	make -s STATIC=1 OUTPUT="$OUT" BINDIR="$OUT/bin" \
 		"$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
-		"$OUT/kfd-exerciser" >&2
+		"$OUT/kfd-exerciser" "$OUT/tests/detect-run" >&2
 	rm -f "$OUT/rocr-probe"
 	[ -z "$ROCR" ] || scripts/rocr.sh build "$OUT" >&2
 }
@@ -150,7 +150,7 @@ overlay_cpio() { # out
 	mkdir -p "$stage/gp/bin" "$stage/gp/tests/vm"
 	install -m 0755 tests/vm/init.sh "$stage/init"
 	cp "$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
-	   "$OUT/kfd-exerciser" "$stage/gp/bin/"
+	   "$OUT/kfd-exerciser" "$OUT/tests/detect-run" "$stage/gp/bin/"
 	install -m 0755 scripts/watchdog.sh "$stage/gp/bin/gp-watchdog.sh"
 	cp tests/vm/*.sh "$stage/gp/tests/vm/"
 	if [ -n "${VM_EXTRA_TESTS:-}" ]; then
