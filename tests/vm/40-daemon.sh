@@ -144,16 +144,7 @@ else
 fi
 
 # A non-root client. busybox su drops to a real unprivileged uid.
-grep -q '^nobody:' /etc/passwd 2>/dev/null || {
-	mkdir -p /etc
-	grep -q '^root:' /etc/passwd 2>/dev/null ||
-		echo 'root:x:0:0:root:/:/bin/sh' >> /etc/passwd
-	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
-	echo 'nogroup:x:65534:' >> /etc/group
-}
-# The initramfs root comes from a mktemp -d (0700): give / and the tools
-# the modes a real system has, or nobody could even start gpreempt-ctl.
-chmod 0755 / /bin /gp /gp/bin /gp/tests /gp/tests/vm 2>/dev/null
+gp_nobody
 n="daemon refuses a non-root client (socket 0600): exit 3"
 su -s /bin/sh nobody -c "gpreempt-ctl suspend -p $TPID -q 7" \
 	> /tmp/nr.out 2> /tmp/nr.err

@@ -8,14 +8,7 @@
 
 ctl_only_612 "daemon per-user quota" || exit 0
 
-grep -q '^nobody:' /etc/passwd 2>/dev/null || {
-	mkdir -p /etc
-	grep -q '^root:' /etc/passwd 2>/dev/null ||
-		echo 'root:x:0:0:root:/:/bin/sh' >> /etc/passwd
-	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
-	echo 'nogroup:x:65534:' >> /etc/group
-}
-chmod 0755 / /bin /gp /gp/bin /gp/tests /gp/tests/vm 2>/dev/null
+gp_nobody
 chmod 1777 /tmp
 # nobody's own KFD processes need /dev/kfd (a real system has a group)
 chmod 0666 /dev/kfd

@@ -72,14 +72,7 @@ cleanup() {
 }
 
 # A non-root uid for the refusal test (as 40-daemon.sh sets it up).
-grep -q '^nobody:' /etc/passwd 2>/dev/null || {
-	mkdir -p /etc
-	grep -q '^root:' /etc/passwd 2>/dev/null ||
-		echo 'root:x:0:0:root:/:/bin/sh' >> /etc/passwd
-	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
-	echo 'nogroup:x:65534:' >> /etc/group
-}
-chmod 0755 / /bin /gp /gp/bin /gp/tests /gp/tests/vm 2>/dev/null
+gp_nobody
 
 if ! tr_start "$TR"; then
 	gp_fail "arbiter: gpreempt-trace starts" "no ready file"

@@ -14,23 +14,9 @@ ctl_only_612 "arbiter holds" || exit 0
 SOCK=/tmp/hold.sock
 LOG=/tmp/hold.log
 
-wait_log() { # TEXT SECS
-	_i=0
-	while ! grep -q "$1" $LOG; do
-		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
-		sleep 0.1
-	done
-}
+wait_log() { gp_wait_log $LOG "$@"; } # TEXT SECS
 
-grep -q '^nobody:' /etc/passwd 2>/dev/null || {
-	mkdir -p /etc
-	grep -q '^root:' /etc/passwd 2>/dev/null ||
-		echo 'root:x:0:0:root:/:/bin/sh' >> /etc/passwd
-	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
-	echo 'nogroup:x:65534:' >> /etc/group
-}
-chmod 0755 / /bin /gp /gp/bin /gp/tests /gp/tests/vm 2>/dev/null
+gp_nobody
 chmod 0666 /dev/kfd
 
 sh -c 'while :; do sleep 1; done' online-standin &

@@ -43,6 +43,30 @@ gp_wait_file() {
 	done
 	return 0
 }
+# gp_wait_log FILE TEXT [SECS]: until grep finds TEXT in FILE (scaled).
+gp_wait_log() {
+	i=0
+	while ! grep -q "$2" "$1"; do
+		i=$((i + 1))
+		[ $i -gt $((${3:-30} * 10 * GP_WAIT_SCALE)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+# gp_nobody: a user nobody (65534) and group nogroup, for tests of a
+# non-root client (busybox su drops to it). The initramfs root comes from
+# a mktemp -d (0700): / and the tools get the modes a real system has, or
+# nobody could not even start gpreempt-ctl.
+gp_nobody() {
+	grep -q '^nobody:' /etc/passwd 2>/dev/null || {
+		mkdir -p /etc
+		grep -q '^root:' /etc/passwd 2>/dev/null ||
+			echo 'root:x:0:0:root:/:/bin/sh' >> /etc/passwd
+		echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
+		echo 'nogroup:x:65534:' >> /etc/group
+	}
+	chmod 0755 / /bin /gp /gp/bin /gp/tests /gp/tests/vm 2>/dev/null
+}
 gp_jq() {
 	if jq -e -s "$3" "$2" >/dev/null 2>&1; then
 		gp_ok "$1"
