@@ -18,6 +18,7 @@ enum {
 	OPT_USAGE,
 	OPT_GPU,
 	OPT_KFD_PROC,
+	OPT_KFD_TOPO,
 };
 
 static const struct argp_option opt_pid = {
@@ -34,6 +35,14 @@ static const struct argp_option opt_kfd_proc = {
 	"kfd-proc", OPT_KFD_PROC, "DIR", 0,
 	"With --gpu: read queue placement from DIR/<pid>/queues instead of "
 	"/sys/class/kfd/kfd/proc (a stand-in tree for tests)", 0 };
+static const struct argp_option opt_list_proc = {
+	"kfd-proc", OPT_KFD_PROC, "DIR", 0,
+	"Read the KFD processes and queues from DIR instead of "
+	"/sys/class/kfd/kfd/proc (a stand-in tree for tests)", 0 };
+static const struct argp_option opt_topology = {
+	"kfd-topology", OPT_KFD_TOPO, "DIR", 0,
+	"Read the KFD nodes from DIR/nodes instead of "
+	"/sys/class/kfd/kfd/topology (a stand-in tree for tests)", 0 };
 static const struct argp_option opt_grace = {
 	"grace-period", 'g', "N", 0,
 	"Wave time allowed before preemption, in 1K GPU cycles "
@@ -78,8 +87,13 @@ static const struct cmd_desc cmds[] = {
 	  "EXAMPLES:\n"
 	  "    gpreempt-ctl list              # every KFD process\n"
 	  "    gpreempt-ctl list --pid 4242   # one process\n"
-	  "    gpreempt-ctl list -j           # NDJSON, one line per queue\n",
-	  { &opt_pid, &opt_json, &opt_verbose, &opt_help, &opt_usage } },
+	  "    gpreempt-ctl list -j           # NDJSON, one line per queue\n"
+	  "Each queue row gives its gpu_id; a GPUs table (JSON type \"gpu\") "
+	  "names each GPU with queues the way the topology does (gpu_id, "
+	  "node, PCI address, partition, render node) and counts its queues "
+	  "and processes.\n",
+	  { &opt_pid, &opt_list_proc, &opt_topology, &opt_json, &opt_verbose,
+	    &opt_help, &opt_usage } },
 	{ CTL_SUSPEND, "suspend", NULL,
 	  "Suspend a process's GPU queues (KFD debug-trap SUSPEND_QUEUES), "
 	  "hold them until --for elapses or SIGINT/SIGTERM/SIGHUP, then "
@@ -241,6 +255,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_KFD_PROC:
 		a->kfd_proc = arg;
 		break;
+	case OPT_KFD_TOPO:
+		a->kfd_topology = arg;
+		break;
 	case 'g':
 		if (parse_u32(arg, &a->grace_period)) {
 			argp_error(state, "invalid grace period '%s' (want a "
@@ -292,7 +309,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "other");
 			return EINVAL;
 		}
-		if (a->kfd_proc && !a->n_gpus) {
+		if (a->kfd_proc && !a->n_gpus && a->cmd != CTL_LIST) {
 			argp_error(state, "--kfd-proc needs --gpu");
 			return EINVAL;
 		}

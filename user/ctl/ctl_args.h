@@ -43,6 +43,7 @@ struct ctl_args {
 	uint32_t gpus[CTL_MAX_GPUS];
 	int n_gpus;
 	const char *kfd_proc;	/* --kfd-proc: NULL is KFD_SYSFS_PROC */
+	const char *kfd_topology;	/* --kfd-topology: NULL is the real */
 	uint32_t grace_period;
 	bool grace_set;
 	uint64_t for_ns;	/* 0: hold until interrupted */

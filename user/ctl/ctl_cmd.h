@@ -37,6 +37,11 @@ static inline struct ctl_out ctl_out_of(const struct ctl_args *a)
 }
 
 /* Print e ("gpreempt-ctl: <msg>" on stderr, plus JSON); returns e->exit. */
+struct gp_queue_row;
+/* list's per-GPU rows for rows[0..n) (ctl_list_gpus.c); topology NULL:
+ * the real KFD topology. */
+void ctl_list_gpus(const struct ctl_out *o, const struct gp_queue_row *rows,
+		   int n, const char *topology);
 int ctl_report(const struct ctl_out *o, const struct gp_err *e);
 /*
  * --gpu: turns a->gpus into a->queues, the target's queue ids on those

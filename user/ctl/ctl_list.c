@@ -29,13 +29,13 @@ struct kproc {
 };
 
 /* The pids KFD has a process for (optionally only want), ascending. */
-static int kfd_procs(int want, struct kproc **out)
+static int kfd_procs(const char *root, int want, struct kproc **out)
 {
 	struct kproc *v;
 	int *pids, n, i, m = 0;
 
 	*out = NULL;
-	n = gp_dir_ids(KFD_SYSFS_PROC, &pids);
+	n = gp_dir_ids(root ? root : KFD_SYSFS_PROC, &pids);
 	if (n <= 0)
 		return n == -ENOENT ? 0 : n;
 	v = calloc(n, sizeof(*v));
@@ -162,20 +162,22 @@ static void print_procs(const struct ctl_out *o, const struct kproc *p,
 	fflush(stdout);
 }
 
-static int list_or_status(const struct ctl_out *out, pid_t want,
+static int list_or_status(const struct ctl_out *out, const struct ctl_args *a,
 			  bool status)
 {
 	struct gp_out_opts o = { .json = out->json };
-	struct gp_scan_opts so = {};
+	struct gp_scan_opts so = { .root = a->kfd_proc };
+	pid_t want = a->pid;
 	struct gp_queue_row *rows = NULL;
 	struct kproc *procs = NULL;
 	struct gp_err e = {};
 	int n, nq, i, k;
 
-	n = kfd_procs(want, &procs);
+	n = kfd_procs(a->kfd_proc, want, &procs);
 	if (n < 0) {
 		gp_err_set(&e, GP_EXIT_FAILURE, -n, "cannot read %s: %s",
-			   KFD_SYSFS_PROC, strerror(-n));
+			   a->kfd_proc ? a->kfd_proc : KFD_SYSFS_PROC,
+			   strerror(-n));
 		return ctl_report(out, &e);
 	}
 	if (want) {
@@ -195,6 +197,8 @@ static int list_or_status(const struct ctl_out *out, pid_t want,
 		if (!out->json)
 			printf("\n");
 		gp_queue_rows_print(stdout, rows, nq, &o);
+		fflush(stdout);
+		ctl_list_gpus(out, rows, nq, a->kfd_topology);
 	}
 	free(rows);
 	free(procs);
@@ -210,7 +214,7 @@ int ctl_cmd_list(const struct ctl_args *a)
 {
 	struct ctl_out o = ctl_out_of(a);
 
-	return list_or_status(&o, a->pid, false);
+	return list_or_status(&o, a, false);
 }
 
 int ctl_cmd_status(const struct ctl_args *a)
@@ -220,5 +224,5 @@ int ctl_cmd_status(const struct ctl_args *a)
 
 	if (ctl_via_daemon(a, &ret))
 		return ret;
-	return list_or_status(&o, a->pid, true);
+	return list_or_status(&o, a, true);
 }
