@@ -122,3 +122,21 @@ teardown() {
 		any(.[]; .step == "target-exit" and .signal == 9) and
 		any(.[]; .step == "debug-target" and .errors == 8)'
 }
+
+# uconnect: a client that says "status" and keeps its connection (the
+# hostile tenant of tests/vm/67-hostile.sh); served here by a real daemon.
+@test "uconnect prints the daemon's reply per connection; no path is usage" {
+	local ctl=${GP_BIN:-$BATS_TEST_DIRNAME/../../.output/bin}/gpreempt-ctl
+	[ -x "$ctl" ] || skip "no gpreempt-ctl at $ctl"
+	run -2 --separate-stderr "$EX" uconnect
+	[[ $stderr == *"missing 'PATH'"* ]]
+	"$ctl" daemon -s "$TMP/d.sock" --ready "$TMP/d.ready" 2> "$TMP/log" &
+	local dpid=$! i
+	for i in $(seq 600); do [ -e "$TMP/d.ready" ] && break; sleep 0.1; done
+	run -0 "$EX" uconnect:"$TMP/d.sock" uconnect:"$TMP/none" \
+		uconnect:"$TMP/d.sock" wait:10
+	kill "$dpid"
+	wait "$dpid" || true
+	[ "$(grep -c '"step":"uconnect",.*"reply":"ok"' <<<"$output")" -eq 2 ]
+	[[ $output == *'"path":"'"$TMP"'/none","reply":"No such file or directory"'* ]]
+}

@@ -121,12 +121,14 @@ void ex_poll_event(int fd, unsigned int timeout_ms);
 int debug_target(int kfd, const char *kfd_path, const struct dt_opts *o);
 /* CREATE/SET/WAIT/DESTROY_EVENT round trip (events.c). */
 void ex_events(int kfd, bool set, long long ms);
+/* Connect to a Unix socket, say status, keep it open (uconn.c). */
+void ex_uconnect(const char *path);
 
 /* A command-line step (parse.c), run by run_step() (steps.c). */
 enum kind {
 	ST_OPEN, ST_CLOSE, ST_VERSION, ST_RT_ENABLE, ST_RT_DISABLE,
 	ST_CREATE, ST_DESTROY, ST_SLEEP, ST_READY, ST_WAIT, ST_SEIZE,
-	ST_DBG, ST_POLL, ST_DEBUG_TARGET, ST_EVENTS,
+	ST_DBG, ST_POLL, ST_DEBUG_TARGET, ST_EVENTS, ST_UCONNECT,
 };
 
 struct step {

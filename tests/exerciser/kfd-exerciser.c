@@ -10,7 +10,8 @@
  * Steps (NAME[:KEY=VAL,...]; see usage() for the full list and the JSON
  * every step prints): open, close, version, runtime-enable,
  * runtime-disable, create, destroy, sleep, ready, wait, seize, dbg,
- * poll-event, debug-target, events.
+ * poll-event, debug-target, events,
+ * uconnect.
  *
  * ioctl failures are results, not errors: exit 0 when every step ran,
  * 1 when /dev/kfd could not be opened (after printing the open line with
@@ -19,7 +20,8 @@
  * debug ioctls (nr 0x25, 0x26) with ENOTTY, reported like any other error.
  *
  * Files: parse.c (command line), steps.c (the simple steps), dbg.c (one
- * DBG_TRAP call), debug_target.c (the debugger scenario), out.c (JSON
+ * DBG_TRAP call), debug_target.c (the debugger scenario), uconn.c (a
+ * Unix-socket client that stays), out.c (JSON
  * lines, the EINTR-retrying ioctl wrapper, signals).
  */
 #include <getopt.h>
@@ -62,6 +64,9 @@ static void usage(FILE *f)
 "  sleep:MS\n"
 "  ready[:FILE]       print the ready line, then write our pid to FILE\n"
 "                     (atomically), so tests never sleep-and-hope\n"
+"  uconnect:PATH      connect to the Unix socket PATH, send \"status\", print\n"
+"                     the reply's last line as \"reply\", keep the connection\n"
+"                     open until exit (a client holding a daemon's slot)\n"
 "  wait[:MS]          block until SIGTERM/SIGINT, EOF on a pipe stdin, or MS\n"
 "                     ms; SIGTERM/SIGINT also end the step list (exit 0)\n"
 "  seize:pid=P        PTRACE_SEIZE P (a tracer must issue DBG_TRAP itself)\n"

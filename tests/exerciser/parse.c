@@ -18,6 +18,7 @@ static const char *const kind_names[] = {
 	[ST_READY] = "ready", [ST_WAIT] = "wait", [ST_SEIZE] = "seize",
 	[ST_DBG] = "dbg", [ST_POLL] = "poll-event",
 	[ST_DEBUG_TARGET] = "debug-target", [ST_EVENTS] = "events",
+	[ST_UCONNECT] = "uconnect",
 };
 
 /* The key a bare value (no '=') stands for, per step. */
@@ -279,11 +280,13 @@ int parse_step(const char *arg, struct step *st)
 	st->dt.nq = 2;
 	st->dt.timeout_ms = 5000;
 
-	if (st->kind == ST_READY) {
+	if (st->kind == ST_READY || st->kind == ST_UCONNECT) {
 		/* A path may hold ',' and '=': take the rest verbatim. */
 		if (params && !strncmp(params, "file=", 5))
 			params += 5;
 		st->file = params && *params ? arg + (params - buf) : NULL;
+		if (st->kind == ST_UCONNECT && !st->file)
+			return bad(arg, "missing", "PATH");
 		return 0;
 	}
 	if (params && !*params)

@@ -325,6 +325,10 @@ void run_step(struct step *st)
 	case ST_EVENTS:
 		ex_events(need_kfd(), st->set, st->ms);
 		break;
+	case ST_UCONNECT:
+		if (st->file)
+			ex_uconnect(st->file);
+		break;
 	}
 	ex_stats.steps++;
 }
