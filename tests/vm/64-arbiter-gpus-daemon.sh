@@ -6,7 +6,11 @@
 #     resume;
 #  2. with the default --gang cgroup, two real ROCr processes (rocr-probe,
 #     Debian trixie's runtime) in one cgroup are one job: a busy on the GPU
-#     of one of them suspends both, idle resumes both.
+#     of one of them suspends both, idle resumes both;
+#  3. per-GPU machines over three toggles: busy/idle on one GPU suspends
+#     and resumes its offline process each time, and the offline process
+#     on the other GPU gets no ioctl (the arbiter line counts 3, derived
+#     from the per-GPU policy).
 # The VM has no GPU node, so queue placement comes from a STAND-IN sysfs
 # tree (--kfd-proc /tmp/kfd-gd: <pid>/queues/<qid>/{gpuid,type,size}, the
 # kernel's format); KFD answers those ids invalid (no such queue here),
@@ -177,6 +181,65 @@ if rocr_present "$n"; then
 	kill "$R1" "$R2" 2>/dev/null
 	wait "$R1" "$R2" 2>/dev/null
 fi
+# --- 3. per-GPU machines over several toggles ---
+# Two offline processes, one per GPU (stand-in placement); three busy ->
+# idle -> resume cycles on GPU 10001 only. 10001's machine suspends and
+# resumes its process once per cycle (after --resume-after); 10002's
+# process is never touched, and 10002's machine has no busy period.
+n="arbiter --scope gpu: three toggles on GPU 10001 leave the offline process on GPU 10002 untouched (per-GPU machines)"
+count_log() { # REGEX N SECS: wait for N matching lines
+	_i=0
+	while [ "$(grep -c "$1" $LOG)" -lt "$2" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt $(($3 * 10 * GP_WAIT_SCALE)) ] && return 1
+		sleep 0.1
+	done
+}
+if ctl_target gh1 open runtime-enable ready:/tmp/gh1.ready wait:300000 &&
+   H1=$TPID &&
+   ctl_target gh2 open runtime-enable ready:/tmp/gh2.ready wait:300000 &&
+   H2=$TPID; then
+	standin_queue "$H1" 0 10001
+	standin_queue "$H1" 1 10001
+	standin_queue "$H2" 0 10002
+	if d_start --offline uid=0,cmdline=ready:/tmp/gh --gang none &&
+	   wait_log "offline pid $H1 .* attached" 20 &&
+	   wait_log "offline pid $H2 .* attached" 20 &&
+	   tr_start /tmp/gh-trace.json; then
+		ok=1
+		for k in 1 2 3; do
+			notify busy 10001 || ok=0
+			count_log "suspend pid $H1 (busy)" $k 10 || ok=0
+			notify idle 10001 || ok=0
+			count_log "resume pid $H1 (idle)" $k 10 || ok=0
+		done
+		gpreempt-ctl policy --socket $SOCK -j > /tmp/gh-pol.json
+		tr_stop
+		gp_log /tmp/gh-pol.json
+		c1=$(calls /tmp/gh-trace.json "$H1")
+		c2=$(calls /tmp/gh-trace.json "$H2")
+		if [ $ok = 1 ] &&
+		   [ "$c1" = "suspend:2 resume:2 suspend:2 resume:2 suspend:2 resume:2" ] &&
+		   [ -z "$c2" ] &&
+		   ctl_has /tmp/gh-pol.json '.type == "gpu" and .gpu_id == 10001 and .busy_periods == 3 and .suspends == 3 and .resumes == 3' &&
+		   ctl_has /tmp/gh-pol.json '.type == "gpu" and .gpu_id == 10002 and .busy_periods == 0 and .suspends == 0' &&
+		   ctl_has /tmp/gh-pol.json '.type == "arbiter" and .suspends == 3 and .resumes == 3'; then
+			gp_ok "$n"
+		else
+			gp_fail "$n" "ok=$ok; $H1: '$c1'; $H2: '$c2'"
+			gp_log $LOG
+		fi
+	else
+		gp_fail "$n" "daemon, attach or tracer not ready"
+		gp_log $LOG
+	fi
+	d_stop
+else
+	gp_fail "$n" "exerciser targets not ready"
+fi
+kill "$H1" "$H2" 2>/dev/null
+wait "$H1" "$H2" 2>/dev/null
+
 kill "$OPID" 2>/dev/null
 wait "$OPID" 2>/dev/null
 exit 0
