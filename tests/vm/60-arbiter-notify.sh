@@ -12,6 +12,7 @@
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
 . /gp/tests/vm/trace_lib.sh
+. /gp/tests/vm/arb_lib.sh
 
 ctl_only_612 "arbiter" || exit 0
 
@@ -19,47 +20,7 @@ SOCK=/tmp/arb.sock
 TR=/tmp/arb-trace.json
 LOG=/tmp/arb.log
 
-# now_ns: CLOCK_BOOTTIME (the tracer's ts_boot_ns) via /proc/uptime, 10 ms
-# steps ("12.34"); string-built: busybox awk's %d stops at 2^31.
-now_ns() {
-	read -r _up _ < /proc/uptime
-	echo "${_up%.*}${_up#*.}0000000"
-}
-
-# ev_count OP PID SINCE_NS: kernel events OP for target PID since then.
-ev_count() {
-	jq -s --arg op "$1" --argjson t "$2" --argjson s "$3" \
-	   '[.[] | select(.type == "event" and .op == $op and
-	     .target_pid == $t and .ts_boot_ns >= $s)] | length' "$TR" \
-	   2>/dev/null || echo 0
-}
-
-# ev_wait OP PID SINCE_NS N SECS: until at least N such events.
-ev_wait() {
-	_i=0
-	while [ "$(ev_count "$1" "$2" "$3")" -lt "$4" ]; do
-		_i=$((_i + 1))
-		[ $_i -gt $(($5 * 10 * GP_WAIT_SCALE)) ] && return 1
-		sleep 0.1
-	done
-}
-
-# ev_first OP PID SINCE_NS: the first such event's time, or 0.
-ev_first() {
-	jq -s --arg op "$1" --argjson t "$2" --argjson s "$3" \
-	   '[.[] | select(.type == "event" and .op == $op and
-	     .target_pid == $t and .ts_boot_ns >= $s) | .ts_boot_ns]
-	    | first // 0' "$TR"
-}
-
-wait_log() { # TEXT SECS
-	_i=0
-	while ! grep -q "$1" $LOG; do
-		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
-		sleep 0.1
-	done
-}
+wait_log() { gp_wait_log $LOG "$@"; } # TEXT SECS
 
 notify() { # busy|idle [more flags]: as root for the online stand-in
 	gpreempt-ctl notify "$@" --pid "$OPID" -s $SOCK > /tmp/n.out 2>&1

@@ -21,14 +21,7 @@ LOG=/tmp/aq.log
 TR=/tmp/aq-trace.json
 : > $LOG
 
-wait_log() { # TEXT SECS
-	_i=0
-	while ! grep -q "$1" $LOG; do
-		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
-		sleep 0.1
-	done
-}
+wait_log() { gp_wait_log $LOG "$@"; } # TEXT SECS
 
 cleanup() {
 	kill "$EX" 2>/dev/null

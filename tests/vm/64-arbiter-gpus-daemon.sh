@@ -35,14 +35,7 @@ standin_queue() { # pid qid gpu_id
 	printf '1048576\n' > "$_d/size"
 }
 
-wait_log() { # REGEX SECS
-	_i=0
-	while ! grep -q "$1" $LOG; do
-		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
-		sleep 0.1
-	done
-}
+wait_log() { gp_wait_log $LOG "$@"; } # REGEX SECS
 
 d_start() { # flags
 	rm -f /tmp/gd.ready
