@@ -29,6 +29,16 @@ struct arb_proc {
 	uint64_t retry_at;	/* offline: next attach attempt */
 };
 
+/* A process whose /proc files did not answer (arbiter_discover.c). */
+struct arb_stuck {
+	int pid;
+	int pidfd;		/* its exit forgets it; -1: kill(pid, 0) */
+};
+
+#define ARB_MAX_STUCK 16
+#define ARB_DESC_MAX 32		/* new pids one job describes */
+#define ARB_DESC_DEADLINE_NS (2 * NSEC_PER_SEC)
+
 struct arbiter {
 	const struct arbiter_opts *o;
 	struct gp_policy_cfg cfg;
@@ -45,6 +55,9 @@ struct arbiter {
 	struct gp_gpolicy *g;	/* the deciding policy (either scope) */
 	struct gp_gactions *gact;	/* its actions, to carry out */
 	struct gp_policy *view;	/* its node view, scratch (arbg_view) */
+	struct gp_offjob *dj;	/* new pids being described (off the loop) */
+	int n_stuck;
+	struct arb_stuck stuck[ARB_MAX_STUCK];
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };
@@ -92,6 +105,20 @@ void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
 bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 		   bool conflict, const char *why);
 void arb_discover(struct daemon *d, int pid);
+/* A described process not seen before: classified and added. */
+void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
+
+/*
+ * arbiter_discover.c: the scan's new pids described off the loop. A tick
+ * takes a finished job, marks the pid a late one was reading stuck, and
+ * starts a job for pids[0..n) not known yet. arb_stuck_find: a stuck pid
+ * (never described: busy/idle/classify refuse it), else NULL.
+ */
+struct gp_offjob;
+void arb_discover_tick(struct daemon *d, const int *pids, int n,
+		       uint64_t now);
+const struct arb_stuck *arb_stuck_find(const struct arbiter *a, int pid);
+void arb_discover_stop(struct arbiter *a);
 
 /* arbiter_launch.c: --detect launch. */
 void arbl_start(struct daemon *d);
