@@ -15,6 +15,7 @@
 #include "arbiter_int.h"
 #include "hist.h"
 #include "names.h"
+#include "offjob.h"
 #include "text.h"
 #include "util.h"
 
@@ -127,7 +128,7 @@ void arbiter_stop(struct daemon *d)
 		return;
 	arbl_stop(d);
 	arbq_stop(d);
-	arb_qpoll_put(a->qp);	/* a stuck thread frees it if it ends */
+	gp_offjob_put(a->qp);	/* a stuck thread frees it if it ends */
 	a->qp = NULL;
 	arb_discover_stop(a);
 	arbg_stop(a);
@@ -411,17 +412,17 @@ static void arb_poll_queues(struct daemon *d, uint64_t now)
 
 	if (!a->o->detect_queues)
 		return;
-	if (a->qp && !arb_qpoll_done(a->qp)) {
-		if (now - arb_qpoll_started(a->qp) < ARB_QPOLL_DEADLINE_NS) {
+	if (a->qp && !gp_offjob_done(a->qp)) {
+		if (!gp_offjob_late(a->qp, now, ARB_QPOLL_DEADLINE_NS)) {
 			a->next_poll = now + a->o->poll_ns;
 			return;
 		}
 		qw_stuck(d, arb_qpoll_current(a->qp));
-		arb_qpoll_put(a->qp);
+		gp_offjob_put(a->qp);
 		a->qp = NULL;
 	} else if (a->qp) {
 		arb_qpoll_merge(a->qp, &a->qw, &cb);
-		arb_qpoll_put(a->qp);
+		gp_offjob_put(a->qp);
 		a->qp = NULL;
 		/* Work seen in its queues confirms a process's busy (its
 		 * notify busy included): only a busy nothing confirms
