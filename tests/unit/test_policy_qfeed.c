@@ -528,9 +528,11 @@ TEST(daemon_answers_while_the_mqd_dump_blocks)
 	CHECK(system(want) == 0);
 	CHECK(mkfifo(fifo, 0600) == 0);
 	d = daemon_on_tree(3, argv, kfd, dbg);
-	usleep(400000);		/* past the first scans: the read is on */
 	fd = gp_notify_open(sock);
 	CHECK(fd >= 0);
+	/* classified (described off the loop, a scan or two): the read is
+	 * on, blocked on the FIFO */
+	CHECK(policy_until(fd, "kfd_queues=1 watched=0"));
 	t0 = monotonic_ns();
 	CHECK(fd >= 0 && ask(fd, "policy\n") == 0);
 	printf("# policy answered in %.1f ms with the dump blocked\n",

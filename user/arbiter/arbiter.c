@@ -15,6 +15,7 @@
 #include "arbiter_int.h"
 #include "hist.h"
 #include "names.h"
+#include "offjob.h"
 #include "text.h"
 #include "util.h"
 
@@ -127,8 +128,9 @@ void arbiter_stop(struct daemon *d)
 		return;
 	arbl_stop(d);
 	arbq_stop(d);
-	arb_qpoll_put(a->qp);	/* a stuck thread frees it if it ends */
+	gp_offjob_put(a->qp);	/* a stuck thread frees it if it ends */
 	a->qp = NULL;
+	arb_discover_stop(a);
 	arbg_stop(a);
 	/* targets_shutdown resumes and detaches every session. */
 	for (i = 0; i < a->n; i++)
@@ -282,31 +284,40 @@ bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 	return true;
 }
 
-/* A KFD process not seen before: classify it. */
-void arb_discover(struct daemon *d, int pid)
+/* A KFD process not seen before, described: classify it. */
+void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd)
 {
 	struct arbiter *a = arb_of(d);
-	struct gp_proc_desc pd;
 	enum gp_pclass cls;
 	struct arb_proc *p;
 	char err[512];
 
-	if (pid == getpid() || gp_proc_describe("/proc", pid, &pd))
-		return;
-	if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
+	if (gp_classify(&a->cls, pd, &cls, err, sizeof(err))) {
 		/* Logged once: the entry stays, class none. */
-		p = arb_add(a, &pd, GP_CLASS_NONE);
+		p = arb_add(a, pd, GP_CLASS_NONE);
 		if (p)
 			p->conflict = true;
 		alog(a, "%s: left alone", err);
 		return;
 	}
-	p = arb_add(a, &pd, cls);
+	p = arb_add(a, pd, cls);
 	if (!p)
 		return;
 	if (cls != GP_CLASS_NONE)
-		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pid,
-		     pd.comm);
+		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pd->pid,
+		     p->comm);
+}
+
+/* The same, described now, on the loop (a tracer's queue creator); a
+ * pid whose /proc files hung before is not read again. */
+void arb_discover(struct daemon *d, int pid)
+{
+	struct gp_proc_desc pd;
+
+	if (pid == getpid() || arb_stuck_find(arb_of(d), pid) ||
+	    gp_proc_describe("/proc", pid, &pd))
+		return;
+	arb_discover_desc(d, &pd);
 }
 
 /* KFD's per-process sysfs folder (a fixture tree in tests). */
@@ -320,10 +331,10 @@ static void arb_scan(struct daemon *d)
 	struct arbiter *a = arb_of(d);
 	int i, n, *pids = NULL;
 
+	/* New ones are described off the loop: their /proc/PID/cmdline
+	 * reads their memory (arbiter_discover.c). */
 	n = gp_dir_ids(arb_kfd_proc_dir(a), &pids);
-	for (i = 0; i < n; i++)
-		if (!arb_find(a, pids[i]))
-			arb_discover(d, pids[i]);
+	arb_discover_tick(d, pids, n > 0 ? n : 0, monotonic_ns());
 	free(pids);
 	for (i = a->n; i-- > 0;) {
 		struct arb_proc *p = &a->p[i];
@@ -401,17 +412,17 @@ static void arb_poll_queues(struct daemon *d, uint64_t now)
 
 	if (!a->o->detect_queues)
 		return;
-	if (a->qp && !arb_qpoll_done(a->qp)) {
-		if (now - arb_qpoll_started(a->qp) < ARB_QPOLL_DEADLINE_NS) {
+	if (a->qp && !gp_offjob_done(a->qp)) {
+		if (!gp_offjob_late(a->qp, now, ARB_QPOLL_DEADLINE_NS)) {
 			a->next_poll = now + a->o->poll_ns;
 			return;
 		}
 		qw_stuck(d, arb_qpoll_current(a->qp));
-		arb_qpoll_put(a->qp);
+		gp_offjob_put(a->qp);
 		a->qp = NULL;
 	} else if (a->qp) {
 		arb_qpoll_merge(a->qp, &a->qw, &cb);
-		arb_qpoll_put(a->qp);
+		gp_offjob_put(a->qp);
 		a->qp = NULL;
 		/* Work seen in its queues confirms a process's busy (its
 		 * notify busy included): only a busy nothing confirms

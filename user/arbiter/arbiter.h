@@ -48,6 +48,8 @@ struct arbiter_opts {
 	bool allow_spoofable;	/* start with a selector made of
 				 * comm/cmdline only (select.h) */
 	const char *kfd_proc_dir; /* tests: NULL is KFD_SYSFS_PROC */
+	const char *proc_root;	/* tests: where new processes are described
+				 * (arbiter_discover.c); NULL is /proc */
 	const char *debugfs_kfd_dir; /* tests: NULL is /sys/kernel/debug/kfd */
 };
 

@@ -11,6 +11,7 @@ enum {
 	OPT_ONLINE = 0x200, OPT_OFFLINE, OPT_DETECT, OPT_RESUME_AFTER,
 	OPT_SHARE, OPT_WINDOW, OPT_POLL, OPT_LAUNCH_GRACE,
 	OPT_SCOPE, OPT_GANG, OPT_KFD_PROC, OPT_SPOOFABLE, OPT_BUSY_MAX,
+	OPT_PROC_ROOT,
 };
 
 static const struct argp_option arb_options[] = {
@@ -49,6 +50,9 @@ static const struct argp_option arb_options[] = {
 	{ "kfd-proc", OPT_KFD_PROC, "DIR", 0,
 	  "A STAND-IN for /sys/class/kfd/kfd/proc (PID/queues/QID/{gpuid,"
 	  "type,size}), for tests on machines without a GPU", 1 },
+	{ "proc-root", OPT_PROC_ROOT, "DIR", OPTION_HIDDEN,
+	  "A STAND-IN for /proc where new KFD processes are described, for "
+	  "tests of a /proc read that never returns", 1 },
 	{ "busy-max", OPT_BUSY_MAX, "DURATION", 0,
 	  "A busy neither renewed (busy again) nor confirmed by queue "
 	  "activity ends after this long (default 60s; 0: never)", 1 },
@@ -197,6 +201,9 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_KFD_PROC:
 		o->kfd_proc_dir = arg;
+		break;
+	case OPT_PROC_ROOT:
+		o->proc_root = arg;
 		break;
 	case OPT_POLL:
 		if (duration(state, "poll", arg, &o->poll_ns, false))

@@ -29,6 +29,16 @@ struct arb_proc {
 	uint64_t retry_at;	/* offline: next attach attempt */
 };
 
+/* A process whose /proc files did not answer (arbiter_discover.c). */
+struct arb_stuck {
+	int pid;
+	int pidfd;		/* its exit forgets it; -1: kill(pid, 0) */
+};
+
+#define ARB_MAX_STUCK 16
+#define ARB_DESC_MAX 32		/* new pids one job describes */
+#define ARB_DESC_DEADLINE_NS (2 * NSEC_PER_SEC)
+
 struct arbiter {
 	const struct arbiter_opts *o;
 	struct gp_policy_cfg cfg;
@@ -41,10 +51,13 @@ struct arbiter {
 	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
 	uint64_t next_poll;
 	struct gp_qwatch qw;	/* --detect queues */
-	struct arb_qpoll *qp;	/* its poll in flight (arbiter_qpoll.c) */
+	struct gp_offjob *qp;	/* its poll in flight (arbiter_qpoll.c) */
 	struct gp_gpolicy *g;	/* the deciding policy (either scope) */
 	struct gp_gactions *gact;	/* its actions, to carry out */
 	struct gp_policy *view;	/* its node view, scratch (arbg_view) */
+	struct gp_offjob *dj;	/* new pids being described (off the loop) */
+	int n_stuck;
+	struct arb_stuck stuck[ARB_MAX_STUCK];
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };
@@ -92,6 +105,20 @@ void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
 bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 		   bool conflict, const char *why);
 void arb_discover(struct daemon *d, int pid);
+/* A described process not seen before: classified and added. */
+void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
+
+/*
+ * arbiter_discover.c: the scan's new pids described off the loop. A tick
+ * takes a finished job, marks the pid a late one was reading stuck, and
+ * starts a job for pids[0..n) not known yet. arb_stuck_find: a stuck pid
+ * (never described: busy/idle/classify refuse it), else NULL.
+ */
+struct gp_offjob;
+void arb_discover_tick(struct daemon *d, const int *pids, int n,
+		       uint64_t now);
+const struct arb_stuck *arb_stuck_find(const struct arbiter *a, int pid);
+void arb_discover_stop(struct arbiter *a);
 
 /* arbiter_launch.c: --detect launch. */
 void arbl_start(struct daemon *d);
@@ -106,17 +133,15 @@ void arbq_stop(struct daemon *d);
 void arbq_tick(struct daemon *d);
 
 /*
- * The debugfs MQD dump, read by a thread (arbiter_mqd.c): start a read
- * (NULL only when out of memory: try again later; a thread that cannot
- * start gives an ended read with m.err = -errno), its result once it
- * ended (else NULL; never blocks), and the caller's reference dropped
- * (the thread frees a read still under way when it ends).
+ * The debugfs MQD dump, read off the loop (arbiter_mqd.c): start a read
+ * (a job, offjob.h; NULL when no memory or no thread: try again later),
+ * and its result once it ended (else NULL; never blocks). gp_offjob_put
+ * drops it (the thread frees a read still under way when it ends).
  */
-struct arb_mqd_read;
+struct gp_offjob;
 struct gp_qf_mqd;
-struct arb_mqd_read *arb_mqd_start(const struct arbiter_opts *o);
-const struct gp_qf_mqd *arb_mqd_result(struct arb_mqd_read *r);
-void arb_mqd_put(struct arb_mqd_read *r);
+struct gp_offjob *arb_mqd_start(const struct arbiter_opts *o, uint64_t now);
+const struct gp_qf_mqd *arb_mqd_result(const struct gp_offjob *job);
 void arbq_event(struct daemon *d, const struct gp_event *e);
 
 /* arbiter_gpus.c: the per-GPU policy in the daemon (a->g NULL only when
@@ -144,13 +169,11 @@ void arbq_policy(struct daemon *d, struct client *c);
 /* arbiter_qpoll.c: the queue watcher's poll off the loop. A job not
  * done within the deadline is stuck on cur's memory. */
 #define ARB_QPOLL_DEADLINE_NS (2 * NSEC_PER_SEC)
-struct arb_qpoll;
-struct arb_qpoll *arb_qpoll_start(const struct gp_qwatch *w, uint64_t now);
-bool arb_qpoll_done(const struct arb_qpoll *j);
-uint64_t arb_qpoll_started(const struct arb_qpoll *j);
-int arb_qpoll_current(const struct arb_qpoll *j);
-void arb_qpoll_merge(struct arb_qpoll *j, struct gp_qwatch *w,
+struct gp_offjob;
+/* The job (offjob.h: done, late, put); NULL when it cannot start. */
+struct gp_offjob *arb_qpoll_start(const struct gp_qwatch *w, uint64_t now);
+int arb_qpoll_current(const struct gp_offjob *job);
+void arb_qpoll_merge(struct gp_offjob *job, struct gp_qwatch *w,
 		     const struct gp_qw_cb *cb);
-void arb_qpoll_put(struct arb_qpoll *j);
 
 #endif

@@ -2,9 +2,9 @@
 /*
  * --detect launch: the launch detector (detect_launch.h) in the daemon.
  * Every online process the arbiter knows is scanned for its libamdhip64
- * by a thread of its own (it reads the process's /proc/PID/maps and the
- * library's ELF: the loop never waits on another process), with a
- * deadline; then its pid-scoped uprobes are attached from the loop (BPF
+ * by a job off the loop (offjob.h: it reads the process's /proc/PID/maps
+ * and the library's ELF: the loop never waits on another process), with
+ * a deadline; then its pid-scoped uprobes are attached from the loop (BPF
  * calls only). Edges from the ring become policy activity with the
  * launch detector as the source, one per pid. A busy period ends when a
  * sync call or KFD's WAIT_EVENTS ioctl returns (an idle edge) or
@@ -12,8 +12,6 @@
  * deadline).
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +20,14 @@
 #include "arbiter_int.h"
 #include "daemon_module.h"
 #include "detect_launch.h"
+#include "offjob.h"
 #include "util.h"
 
 #define ARBL_SCAN_DEADLINE_NS (5 * NSEC_PER_SEC)
 #define ARBL_RETRY_NS NSEC_PER_SEC	/* HIP not loaded yet: look again */
 #define ARBL_MAX_JOBS 4
 
-struct arbl_scan {
-	atomic_int refs;	/* the thread's and the loop's */
-	atomic_bool done;
+struct arbl_scan {	/* a job's (offjob.h) argument and result */
 	int err;
 	struct gp_dl_lib lib;
 };
@@ -40,8 +37,8 @@ enum { ARBL_NEW, ARBL_SCANNING, ARBL_ATTACHED, ARBL_UNWATCHED };
 struct arbl_proc {
 	int pid, state, last_err;
 	bool busy;
-	uint64_t retry_at, started;
-	struct arbl_scan *job;
+	uint64_t retry_at;
+	struct gp_offjob *job;	/* its scan, off the loop */
 };
 
 static struct arbl {
@@ -52,40 +49,21 @@ static struct arbl {
 	struct arbl_proc p[ARB_MAX_PROCS];
 } arbl;
 
-static void scan_put(struct arbl_scan *s)
-{
-	if (s && atomic_fetch_sub(&s->refs, 1) == 1)
-		free(s);
-}
-
-static void *scan_run(void *arg)
+static void scan_run(void *arg)
 {
 	struct arbl_scan *s = arg;
 
 	s->err = gp_dl_scan("/proc", s->lib.pid, &s->lib);
-	atomic_store(&s->done, true);
-	scan_put(s);
-	return NULL;
 }
 
-static struct arbl_scan *scan_start(int pid)
+static struct gp_offjob *scan_start(int pid, uint64_t now)
 {
 	struct arbl_scan *s = calloc(1, sizeof(*s));
-	pthread_attr_t at;
-	pthread_t t;
 
 	if (!s)
 		return NULL;
-	atomic_init(&s->refs, 2);
 	s->lib.pid = pid;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, scan_run, s)) {
-		free(s);
-		s = NULL;
-	}
-	pthread_attr_destroy(&at);
-	return s;
+	return gp_offjob_start(scan_run, s, free, now, NULL);
 }
 
 static struct arbl_proc *lfind(int pid)
@@ -179,7 +157,7 @@ static void lremove(struct daemon *d, struct arbl_proc *lp)
 	if (lp->state == ARBL_ATTACHED)
 		gp_dl_detach(&arbl.dl, lp->pid);
 	if (lp->job) {
-		scan_put(lp->job);
+		gp_offjob_put(lp->job);
 		arbl.jobs--;
 	}
 	*lp = arbl.p[--arbl.n];
@@ -200,7 +178,7 @@ void arbl_stop(struct daemon *d)
 static void scan_done(struct daemon *d, struct arbl_proc *lp, uint64_t now)
 {
 	struct arbiter *a = arb_of(d);
-	struct arbl_scan *s = lp->job;
+	struct arbl_scan *s = gp_offjob_arg(lp->job);
 	char why[GP_DL_REASON] = "";
 	int n = s->err;
 
@@ -224,7 +202,7 @@ static void scan_done(struct daemon *d, struct arbl_proc *lp, uint64_t now)
 		lp->retry_at = now + (n == -ENOENT ? ARBL_RETRY_NS :
 				      10 * ARBL_RETRY_NS);
 	}
-	scan_put(s);
+	gp_offjob_put(lp->job);
 	lp->job = NULL;
 	arbl.jobs--;
 }
@@ -270,20 +248,20 @@ void arbl_tick(struct daemon *d)
 		}
 		if ((lp->state == ARBL_NEW || lp->state == ARBL_UNWATCHED) &&
 		    now >= lp->retry_at && arbl.jobs < ARBL_MAX_JOBS) {
-			lp->job = scan_start(lp->pid);
+			lp->job = scan_start(lp->pid, now);
 			if (lp->job) {
 				arbl.jobs++;
 				lp->state = ARBL_SCANNING;
-				lp->started = now;
 			}
 		} else if (lp->state == ARBL_SCANNING) {
-			if (atomic_load(&lp->job->done)) {
+			if (gp_offjob_done(lp->job)) {
 				scan_done(d, lp, now);
-			} else if (now - lp->started > ARBL_SCAN_DEADLINE_NS) {
+			} else if (gp_offjob_late(lp->job, now,
+						  ARBL_SCAN_DEADLINE_NS)) {
 				alog(a, "launches of pid %d: not watched: "
 				     "reading its maps or library took over 5 s",
 				     lp->pid);
-				scan_put(lp->job);
+				gp_offjob_put(lp->job);
 				lp->job = NULL;
 				arbl.jobs--;
 				lp->state = ARBL_UNWATCHED;

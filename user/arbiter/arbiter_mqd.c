@@ -4,38 +4,33 @@
  * loop never waits for it: KFD formats the dump holding each process's
  * mutex (kfd_debugfs_mqds_by_process -> pqm_debugfs_mqds), which an
  * ioctl, a suspend waiting for its preemption among them, can hold for
- * seconds. One read serves every online process waiting for it
- * (arbiter_queues.c); its result is picked up at the next tick.
+ * seconds. One read, a job off the loop (offjob.h), serves every
+ * online process waiting for it (arbiter_queues.c); its result is
+ * picked up at the next tick.
  */
-#include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "arbiter_int.h"
 #include "mqd.h"
+#include "offjob.h"
 #include "qfeed.h"
 
-struct arb_mqd_read {
-	atomic_int refs;	/* the thread's and the caller's */
-	atomic_bool done;
+struct arb_mqd_read {	/* the job's argument and result */
 	char mqds[PATH_MAX], hqds[PATH_MAX], proc[PATH_MAX];
 	struct gp_qf_mqd m;	/* the result; m.a is malloc'd */
 };
 
-void arb_mqd_put(struct arb_mqd_read *r)
+static void mqd_free(void *arg)
 {
-	if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
-		free((void *)r->m.a);
-		free(r);
-	}
+	struct arb_mqd_read *r = arg;
+
+	free((void *)r->m.a);
+	free(r);
 }
 
-static void *run(void *arg)
+static void run(void *arg)
 {
 	struct arb_mqd_read *r = arg;
 	struct gp_mqd_paths mp = {
@@ -52,17 +47,11 @@ static void *run(void *arg)
 		r->m.err = n;
 		free(rows);
 	}
-	atomic_store(&r->done, true);	/* publishes m */
-	arb_mqd_put(r);
-	return NULL;
 }
 
-struct arb_mqd_read *arb_mqd_start(const struct arbiter_opts *o)
+struct gp_offjob *arb_mqd_start(const struct arbiter_opts *o, uint64_t now)
 {
 	struct arb_mqd_read *r = calloc(1, sizeof(*r));
-	pthread_attr_t at;
-	pthread_t th;
-	int e;
 
 	if (!r)
 		return NULL;
@@ -74,23 +63,12 @@ struct arb_mqd_read *arb_mqd_start(const struct arbiter_opts *o)
 	}
 	if (o->kfd_proc_dir)
 		snprintf(r->proc, sizeof(r->proc), "%s", o->kfd_proc_dir);
-	atomic_init(&r->refs, 2);
-	atomic_init(&r->done, false);
-	e = pthread_attr_init(&at);
-	if (!e) {
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		e = pthread_create(&th, &at, run, r);
-		pthread_attr_destroy(&at);
-	}
-	if (e) {		/* no thread: a read that failed, said so */
-		r->m.err = -e;
-		atomic_store(&r->refs, 1);
-		atomic_store(&r->done, true);
-	}
-	return r;
+	return gp_offjob_start(run, r, mqd_free, now, NULL);
 }
 
-const struct gp_qf_mqd *arb_mqd_result(struct arb_mqd_read *r)
+const struct gp_qf_mqd *arb_mqd_result(const struct gp_offjob *job)
 {
-	return atomic_load(&r->done) ? &r->m : NULL;
+	const struct arb_mqd_read *r = gp_offjob_arg(job);
+
+	return gp_offjob_done(job) ? &r->m : NULL;
 }

@@ -5,9 +5,8 @@
  * read (qsignal.c) fault the target's pages in; a page that never
  * resolves (a userfaultfd range nobody serves, a stalled FUSE mapping)
  * would hold the daemon there. So each poll copies the watched
- * processes into a job read by a detached thread, with the refcount and
- * done flag of arbiter_mqd.c (refs = 2: the thread's and the loop's);
- * the loop merges the copy at a later tick and replays its events. A
+ * processes into a job off the loop (offjob.h); the loop merges the
+ * copy at a later tick and replays its events. A
  * job not done within ARB_QPOLL_DEADLINE_NS leaves its thread behind: the
  * process it was reading is unwatched for good and a fresh job polls the
  * rest.
@@ -26,17 +25,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 
 #include "arbiter_int.h"
+#include "offjob.h"
 
 #define ARB_QP_MAX_EV (3 * GP_QW_MAX_PROCS)
 
-struct arb_qpoll {
-	atomic_int refs;	/* the thread's and the loop's */
-	atomic_bool done;
+struct arb_qpoll {	/* a job's (offjob.h) argument and result */
 	atomic_int cur_pid;	/* the process being read, 0 before */
-	uint64_t started;
 	int n_ev;
 	struct arb_qp_ev {
 		int pid;
@@ -46,12 +42,6 @@ struct arb_qpoll {
 	} ev[ARB_QP_MAX_EV];
 	struct gp_qwatch w;	/* the copy; only .n procs are valid */
 };
-
-void arb_qpoll_put(struct arb_qpoll *j)
-{
-	if (j && atomic_fetch_sub(&j->refs, 1) == 1)
-		free(j);
-}
 
 static void add_ev(struct arb_qpoll *j, int pid, uint32_t qid, int err,
 		   int busy)
@@ -75,61 +65,34 @@ static void on_reading(void *ctx, int pid)
 	atomic_store(&((struct arb_qpoll *)ctx)->cur_pid, pid);
 }
 
-static void *run(void *arg)
+static void run(void *arg)
 {
 	struct arb_qpoll *j = arg;
 	const struct gp_qw_cb cb = { on_busy, on_lost, j, on_reading };
 
 	gp_qwatch_poll(&j->w, &cb);
-	atomic_store(&j->done, true);	/* publishes w and ev */
-	arb_qpoll_put(j);
-	return NULL;
 }
 
-struct arb_qpoll *arb_qpoll_start(const struct gp_qwatch *w, uint64_t now)
+struct gp_offjob *arb_qpoll_start(const struct gp_qwatch *w, uint64_t now)
 {
 	struct arb_qpoll *j = malloc(sizeof(*j));
-	pthread_attr_t at;
-	pthread_t th;
-	int e;
 
 	if (!j)
 		return NULL;
-	atomic_init(&j->refs, 2);
-	atomic_init(&j->done, false);
 	atomic_init(&j->cur_pid, 0);
-	j->started = now;
 	j->n_ev = 0;
 	j->w.n = w->n;
 	j->w.n_unw = 0;
 	j->w.syscalls = w->syscalls;
 	j->w.sig_tests = w->sig_tests;
 	memcpy(j->w.p, w->p, sizeof(w->p[0]) * w->n);
-	e = pthread_attr_init(&at);
-	if (!e) {
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		e = pthread_create(&th, &at, run, j);
-		pthread_attr_destroy(&at);
-	}
-	if (e) {
-		free(j);
-		return NULL;
-	}
-	return j;
+	return gp_offjob_start(run, j, free, now, NULL);
 }
 
-bool arb_qpoll_done(const struct arb_qpoll *j)
+int arb_qpoll_current(const struct gp_offjob *job)
 {
-	return atomic_load(&j->done);
-}
+	struct arb_qpoll *j = gp_offjob_arg(job);
 
-uint64_t arb_qpoll_started(const struct arb_qpoll *j)
-{
-	return j->started;
-}
-
-int arb_qpoll_current(const struct arb_qpoll *j)
-{
 	return atomic_load(&j->cur_pid);
 }
 
@@ -147,9 +110,11 @@ static struct gp_qw_queue *find_q(struct gp_qw_proc *p, uint32_t id)
  * the events are replayed through cb (a busy edge only for a process
  * still watched, an end of busy always).
  */
-void arb_qpoll_merge(struct arb_qpoll *j, struct gp_qwatch *w,
+void arb_qpoll_merge(struct gp_offjob *job, struct gp_qwatch *w,
 		     const struct gp_qw_cb *cb)
 {
+	struct arb_qpoll *j = gp_offjob_arg(job);
+
 	for (int i = 0; i < j->n_ev; i++) {
 		const struct arb_qp_ev *e = &j->ev[i];
 		struct gp_qw_proc *p = gp_qwatch_find(w, e->pid);

@@ -33,6 +33,7 @@
 #include <bpf/libbpf.h>
 
 #include "arbiter_int.h"
+#include "offjob.h"
 #include "attach.h"
 #include "mqd.h"
 #include "probe.h"
@@ -41,7 +42,7 @@
 #include "util.h"
 
 struct arbq {
-	struct arb_mqd_read *job; /* the MQD dump's read under way, or NULL */
+	struct gp_offjob *job;	/* the MQD dump's read under way, or NULL */
 	int n_wait;		/* online pids waiting for a read */
 	struct { int pid; bool started; } wait[ARB_MAX_PROCS];
 	struct gp_probe *probe;
@@ -231,7 +232,7 @@ void arbq_stop(struct daemon *d)
 	gp_probe_close(q->probe);
 	q->probe = NULL;
 	if (q->job)		/* its thread frees it when it ends */
-		arb_mqd_put(q->job);
+		gp_offjob_put(q->job);
 	q->job = NULL;
 	q->n_wait = 0;
 }
@@ -393,7 +394,7 @@ void arbq_tick(struct daemon *d)
 		}
 	/* A read of the MQD dump ended: seed those it was started for. */
 	if (q->job && (m = arb_mqd_result(q->job))) {
-		struct arb_mqd_read *j = q->job;
+		struct gp_offjob *j = q->job;
 
 		q->job = NULL;
 		for (i = q->n_wait; i-- > 0;) {
@@ -405,9 +406,10 @@ void arbq_tick(struct daemon *d)
 			if (seeded(q, pid))	/* still online */
 				arbq_seed(d, q, pid, m);
 		}
-		arb_mqd_put(j);
+		gp_offjob_put(j);
 	}
-	if (!q->job && q->n_wait && (q->job = arb_mqd_start(a->o)))
+	if (!q->job && q->n_wait &&
+	    (q->job = arb_mqd_start(a->o, monotonic_ns())))
 		for (i = 0; i < q->n_wait; i++)
 			q->wait[i].started = true;
 }

@@ -32,6 +32,18 @@ bool arb_shows(struct arbiter *a, const struct client *c, int pid)
 	return c->admin || (p && p->uid == c->uid && !peer_may_act(c, pid));
 }
 
+/* A pid whose /proc files hung is not read again on the loop. */
+static bool stuck(struct arbiter *a, int pid, struct gp_err *e)
+{
+	if (!arb_stuck_find(a, pid))
+		return false;
+	gp_err_set(e, GP_EXIT_TARGET, EAGAIN, "pid %d: its /proc files did "
+		   "not answer within %llu s (its memory lock held? a "
+		   "stalled file system?): left unclassified while it lives", pid,
+		   (unsigned long long)(ARB_DESC_DEADLINE_NS / NSEC_PER_SEC));
+	return true;
+}
+
 /* The online process a busy/idle means, known or newly classified. */
 static struct arb_proc *online_of(struct daemon *d, struct client *c,
 				  int pid, struct gp_err *e)
@@ -45,6 +57,8 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 	if (p && may_name(c, pid, p->uid, "signal for", e))
 		return NULL;
 	if (!p) {
+		if (stuck(a, pid, e))
+			return NULL;
 		if (gp_proc_describe("/proc", pid, &pd)) {
 			gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d",
 				   pid);
@@ -144,6 +158,8 @@ static void do_classify(struct daemon *d, struct client *c,
 	struct gp_err e = {};
 	int r;
 
+	if (stuck(a, q->pid, &e))
+		goto err;
 	if (gp_proc_describe("/proc", q->pid, &pd)) {
 		gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d", q->pid);
 		goto err;
@@ -346,6 +362,10 @@ static void do_policy(struct daemon *d, struct client *c)
 		if (arb_shows(a, c, a->qw.unw[i].pid))
 			reply_linef(c, "unwatched pid=%d reason=\"%s\"\n",
 				    a->qw.unw[i].pid, a->qw.unw[i].why);
+	for (i = 0; i < a->n_stuck; i++)	/* known to no tenant: admins */
+		if (c->admin)
+			reply_linef(c, "unclassified pid=%d reason=\"/proc "
+				    "read stuck\"\n", a->stuck[i].pid);
 	arbq_policy(d, c);
 	arbg_policy_lines(d, c);
 	hist_line(c, "trigger_to_suspend", &s->trigger_to_suspend);

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * L1 (root; real daemon loop and socket, real processes; /proc and KFD's
+ * per-process sysfs folder are STAND-INS, named as such by --proc-root
+ * and --kfd-proc): a new KFD process whose /proc files never answer. The
+ * test serves a FUSE file system over /dev/fuse as the stand-in /proc:
+ * the files of a first pid stall (a READ never answered: a stalled FUSE
+ * server), those of a second read like the real ones. The arbiter's
+ * scan must describe new processes off the loop: the loop keeps
+ * answering, the first pid is named unclassified with the reason after
+ * the deadline (ARB_DESC_DEADLINE_NS, 2 s), classify of it is refused,
+ * the second is still classified, and SIGTERM shuts the loop down. Before
+ * the reads left the loop the daemon froze at the scan: alarm() bounds
+ * the test so it fails rather than hangs.
+ *
+ * Why a stand-in: the real /proc/PID/cmdline cannot be stalled this way
+ * on the kernels we run. get_mm_cmdline() reads argv with FOLL_ANON (no
+ * file-backed page: a FUSE mapping fails, commit 7f7ccc2ccc2e, v4.18)
+ * and access_remote_vm() faults without FAULT_FLAG_ALLOW_RETRY, so a
+ * userfaultfd page answers SIGBUS at once (seen on 6.18, with argv moved
+ * there by PR_SET_MM_MAP). What can still hold such a read is the
+ * target's mmap lock; the reads leave the loop all the same.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "daemon_harness.h"
+#include "arbiter.h"
+#include "daemon.h"
+#include "gp_notify.h"
+
+static char dir[] = "/tmp/gp-pstuck-XXXXXX", sock[96], ready[96],
+	    logf[96], kfd[96];
+static char mnt[96];
+static pid_t dpid, child, online, server;
+static int fd = -1;
+static char reply[8192];
+
+static void kill_all(void)
+{
+	if (dpid > 0)
+		kill(dpid, SIGKILL);
+	if (child > 0)
+		kill(child, SIGKILL);
+	if (online > 0)
+		kill(online, SIGKILL);
+	if (server > 0)
+		kill(server, SIGKILL);	/* the stalled reads fail */
+	if (mnt[0])
+		umount2(mnt, MNT_DETACH);
+}
+
+static void on_alarm(int sig)
+{
+	static const char m[] = "not ok - bounded out: the daemon froze\n";
+
+	(void)sig;
+	if (write(1, m, sizeof(m) - 1) < 0)
+		_exit(1);
+	kill_all();
+	_exit(1);
+}
+
+static bool log_says(const char *s)
+{
+	char buf[16384];
+	FILE *f = fopen(logf, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return strstr(buf, s) != NULL;
+}
+
+static int ask(const char *req)
+{
+	return daemon_ask(fd, req, reply, sizeof(reply), 10000);
+}
+
+/* One FUSE request's reply: the header and n bytes of body. */
+static void fuse_reply(int f, uint64_t unique, int err, const void *body,
+		       size_t n)
+{
+	char buf[512];
+	struct fuse_out_header *h = (void *)buf;
+
+	h->len = sizeof(*h) + n;
+	h->error = err;
+	h->unique = unique;
+	if (n)
+		memcpy(buf + sizeof(*h), body, n);
+	if (write(f, buf, h->len) < 0)
+		_exit(2);
+}
+
+/* The second process's files, as the kernel would write them. */
+static const char *const names[] = { "status", "comm", "cmdline", "cgroup",
+				     "stat" };
+static char files[5][256];
+static size_t file_len[5];
+
+static void fill_files(void)
+{
+	file_len[0] = snprintf(files[0], 256, "Name:\tsleep\nUid:\t0\t0\t0"
+			       "\t0\n");
+	file_len[1] = snprintf(files[1], 256, "sleep\n");
+	file_len[2] = sizeof("gp-pstuck-on\0300");
+	memcpy(files[2], "gp-pstuck-on\0300", file_len[2]);
+	file_len[3] = snprintf(files[3], 256, "0::/\n");
+	file_len[4] = snprintf(files[4], 256, "%d (sleep) S 1 1 1 0 -1 0 0 0 "
+			       "0 0 0 0 0 0 20 0 1 0 4242 0 0\n", online);
+}
+
+/* Nodes: 1 root, 2 the stalled pid, 3 the readable one, 10+k its k-th
+ * file, 20 any file of the stalled one. */
+static void fuse_attr_of(uint64_t node, struct fuse_attr *a)
+{
+	bool dir = node <= 3;
+
+	memset(a, 0, sizeof(*a));
+	a->ino = node;
+	a->nlink = 1;
+	a->blksize = 4096;
+	a->mode = dir ? S_IFDIR | 0555 : S_IFREG | 0444;
+	a->size = dir ? 0 : 4096;
+}
+
+static uint64_t fuse_lookup(uint64_t parent, const char *name)
+{
+	char pid[16];
+
+	if (parent == FUSE_ROOT_ID) {
+		snprintf(pid, sizeof(pid), "%d", child);
+		if (!strcmp(name, pid))
+			return 2;
+		snprintf(pid, sizeof(pid), "%d", online);
+		return strcmp(name, pid) ? 0 : 3;
+	}
+	if (parent == 2)
+		return 20;
+	for (int k = 0; parent == 3 && k < 5; k++)
+		if (!strcmp(name, names[k]))
+			return 10 + k;
+	return 0;
+}
+
+/*
+ * The stalled server: /dev/fuse mounted on mnt, one file "f" (node 2,
+ * 4 KiB); every READ is left unanswered. Ends (and the kernel fails the
+ * waiting reads) when it is killed: its /dev/fuse fd closes.
+ */
+static void fuse_serve(void)
+{
+	static char buf[1 << 17];
+	int f = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	char opts[128];
+
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,"
+		 "group_id=0", f);
+	if (f < 0 || mount("gp-pstuck", mnt, "fuse", MS_NOSUID | MS_NODEV,
+			   opts))
+		_exit(1);
+	for (;;) {
+		ssize_t n = read(f, buf, sizeof(buf));
+		struct fuse_in_header *in = (void *)buf;
+		void *body = buf + sizeof(*in);
+
+		if (n < (ssize_t)sizeof(*in)) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			_exit(n < 0 ? 3 : 0);
+		}
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_in *ii = body;
+			struct fuse_init_out o = { .major = FUSE_KERNEL_VERSION,
+				.minor = ii->minor < FUSE_KERNEL_MINOR_VERSION ?
+					 ii->minor : FUSE_KERNEL_MINOR_VERSION,
+				.max_write = 4096, .max_background = 4,
+				.congestion_threshold = 4, .time_gran = 1 };
+
+			fuse_reply(f, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out e = {
+				.nodeid = fuse_lookup(in->nodeid, body) };
+
+			if (!e.nodeid) {
+				fuse_reply(f, in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			fuse_attr_of(e.nodeid, &e.attr);
+			fuse_reply(f, in->unique, 0, &e, sizeof(e));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out a = { 0 };
+
+			fuse_attr_of(in->nodeid, &a.attr);
+			fuse_reply(f, in->unique, 0, &a, sizeof(a));
+			break;
+		}
+		case FUSE_OPEN:
+		case FUSE_OPENDIR: {
+			/* direct I/O: every read reaches us, no page cache */
+			struct fuse_open_out o = { .fh = 1,
+				.open_flags = FOPEN_DIRECT_IO };
+
+			fuse_reply(f, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_READ: {
+			struct fuse_read_in *r = body;
+			int k = (int)in->nodeid - 10;
+
+			if (k < 0 || k >= 5)
+				break;		/* the stall */
+			if (r->offset >= file_len[k])
+				fuse_reply(f, in->unique, 0, NULL, 0);
+			else
+				fuse_reply(f, in->unique, 0,
+					   files[k] + r->offset,
+					   file_len[k] - r->offset);
+			break;
+		}
+		case FUSE_INTERRUPT:
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+			break;
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+		case FUSE_RELEASEDIR:
+			fuse_reply(f, in->unique, 0, NULL, 0);
+			break;
+		default:
+			fuse_reply(f, in->unique, -ENOSYS, NULL, 0);
+		}
+	}
+}
+
+/* The two processes, then the server of the stand-in /proc. */
+static int start_procs(void)
+{
+	char path[160];
+	struct stat st;
+	int i;
+
+	child = fork();
+	if (child == 0)
+		for (;;)
+			pause();
+	online = fork();
+	if (online == 0) {
+		execl("/bin/sleep", "gp-pstuck-on", "300", (char *)NULL);
+		_exit(127);
+	}
+	if (child < 0 || online < 0 || mkdir(mnt, 0755))
+		return -1;
+	fill_files();
+	server = fork();
+	if (server == 0)
+		fuse_serve();
+	snprintf(path, sizeof(path), "%s/%d", mnt, online);
+	for (i = 0; i < 300 && (stat(path, &st) || !S_ISDIR(st.st_mode));
+	     i++)
+		usleep(20000);
+	return i == 300 ? -1 : 0;
+}
+
+/* A KFD process in the stand-in folder: an empty proc/PID. */
+static int kfd_add(pid_t pid)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%d", kfd, pid);
+	return mkdir(path, 0755);
+}
+
+static int start_daemon(void)
+{
+	char *argv[] = { "daemon", "-s", sock, "--ready", ready,
+		"--detect", "notify", "--online", "uid=0,cmdline=gp-pstuck-on",
+		"--offline", "uid=0,cmdline=gp-pstuck-never", "--kfd-proc",
+		kfd, "--proc-root", mnt, NULL };
+	struct daemon_opts o;
+	int i;
+
+	dpid = fork();
+	if (dpid == 0) {
+		if (!freopen(logf, "w", stderr) ||
+		    daemon_module_add(&arbiter_module) ||
+		    daemon_parse(15, argv, &o, stdout, stderr))
+			_exit(99);
+		_exit(daemon_main(&o));
+	}
+	for (i = 0; i < 600 && access(ready, F_OK); i++)
+		usleep(50000);
+	fd = gp_notify_open(sock);
+	return fd < 0 ? -1 : 0;
+}
+
+/* Until policy's reply holds key: every request answered (10 s each at
+ * most); 60 s of requests in all (a loaded host). */
+static bool policy_says(const char *key)
+{
+	for (int i = 0; i < 600; i++) {
+		if (ask("policy\n") != 0)
+			return false;
+		if (strstr(reply, key))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+TEST(stuck_cmdline_leaves_the_loop_answering)
+{
+	char key[96], req[96];
+
+	CHECK(kfd_add(child) == 0);
+	snprintf(key, sizeof(key), "unclassified pid=%d reason=\"/proc read "
+		 "stuck\"", child);
+	CHECK(policy_says(key));
+	CHECK(ask("status\n") == 0);
+	snprintf(req, sizeof(req), "classify pid=%d class=offline\n", child);
+	CHECK(ask(req) != 0 && strstr(reply, "did not answer"));
+}
+
+TEST(a_later_process_is_still_classified)
+{
+	char key[64];
+
+	CHECK(kfd_add(online) == 0);
+	snprintf(key, sizeof(key), "proc pid=%d class=online", online);
+	CHECK(policy_says(key));
+}
+
+int main(void)
+{
+	char cmd[160];
+	int st = 0, i;
+
+	if (geteuid()) {
+		printf("1..0 # SKIP needs root (a FUSE mount)\n");
+		return 0;
+	}
+	signal(SIGALRM, on_alarm);
+	alarm(300);
+	if (mkdtemp(dir))
+		snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	if (!mnt[0] || start_procs()) {
+		printf("not ok 1 - set-up (temp dir, processes, FUSE mount: %s)\n",
+		       strerror(errno));
+		kill_all();
+		return 1;
+	}
+	snprintf(sock, sizeof(sock), "%s/s", dir);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	snprintf(logf, sizeof(logf), "%s/log", dir);
+	snprintf(kfd, sizeof(kfd), "%s/kfd", dir);
+	if (mkdir(kfd, 0755) || start_daemon()) {
+		printf("not ok 1 - the daemon did not start (log %s)\n", logf);
+		kill_all();
+		return 1;
+	}
+	RUN(stuck_cmdline_leaves_the_loop_answering);
+	RUN(a_later_process_is_still_classified);
+	close(fd);
+	/*
+	 * SIGTERM: the loop shuts down ("bye" in its log). The process
+	 * ends once the stalled read does: a FUSE request already sent
+	 * waits uninterruptibly for its answer (request_wait_answer() in
+	 * fs/fuse/dev.c), so the server is killed after the bye, which
+	 * fails the read.
+	 */
+	kill(dpid, SIGTERM);
+	for (i = 0; i < 600 && !log_says("; bye"); i++)
+		usleep(100000);
+	printf("%sok %d - the loop shuts down on SIGTERM with a reader "
+	       "stuck\n", i < 600 ? "" : "not ", ++tap_n);
+	tap_failed += i == 600;
+	kill(server, SIGKILL);
+	for (i = 0; i < 600 && waitpid(dpid, &st, WNOHANG) == 0; i++)
+		usleep(100000);
+	printf("%sok %d - the daemon exits once the read fails\n",
+	       i < 600 && WIFEXITED(st) ? "" : "not ", ++tap_n);
+	if (!(i < 600 && WIFEXITED(st)))
+		tap_failed++;
+	if (i == 600)
+		kill(dpid, SIGKILL);
+	dpid = 0;
+	kill_all();
+	waitpid(child, NULL, 0);
+	waitpid(online, NULL, 0);
+	waitpid(server, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (!tap_failed && system(cmd))
+		return 1;
+	return tap_done();
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * New KFD processes described off the loop (guide: the loop never waits
+ * on another process's /proc files). Describing one reads its /proc
+ * files (select.c: status, comm, cmdline, cgroup, stat), and
+ * /proc/PID/cmdline reads the process's own memory (get_mm_cmdline ->
+ * access_remote_vm in fs/proc/base.c) under its mmap lock, which the
+ * process's own threads can hold. (Its argv pages themselves cannot
+ * stall the read: FOLL_ANON refuses file-backed ones since v4.18, and a
+ * userfaultfd page answers SIGBUS there: tests/unit/test_policy_pstuck.c.)
+ * So the scan hands the new pids to a job (offjob.h) and a later tick
+ * classifies what it read. A job not done within ARB_DESC_DEADLINE_NS
+ * leaves its thread behind: the pid it was reading is left unclassified
+ * for as long as it lives, with the reason, shown by `policy` to admins
+ * ("unclassified" lines) and refused by busy/idle/classify; the scan goes
+ * on without it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arbiter_int.h"
+#include "offjob.h"
+#include "util.h"
+
+struct arb_desc_job {
+	char root[256];		/* /proc, or --proc-root's stand-in */
+	int n;
+	atomic_int cur;		/* index being read */
+	int pid[ARB_DESC_MAX];
+	int err[ARB_DESC_MAX];
+	struct gp_proc_desc d[ARB_DESC_MAX];
+};
+
+static void describe(void *arg)
+{
+	struct arb_desc_job *j = arg;
+
+	for (int i = 0; i < j->n; i++) {
+		atomic_store(&j->cur, i);
+		j->err[i] = gp_proc_describe(j->root, j->pid[i], &j->d[i]);
+	}
+}
+
+const struct arb_stuck *arb_stuck_find(const struct arbiter *a, int pid)
+{
+	for (int i = 0; i < a->n_stuck; i++)
+		if (a->stuck[i].pid == pid)
+			return &a->stuck[i];
+	return NULL;
+}
+
+/* The job's pid being read is left alone: its /proc files hang. */
+static void mark_stuck(struct arbiter *a, int pid)
+{
+	struct arb_stuck *s;
+
+	if (arb_stuck_find(a, pid))
+		return;
+	if (a->n_stuck == ARB_MAX_STUCK) {
+		alog(a, "pid %d: its /proc files do not answer; no room to "
+		     "remember it (%d such processes): discovery paused until "
+		     "one exits", pid, ARB_MAX_STUCK);
+		return;
+	}
+	s = &a->stuck[a->n_stuck++];
+	s->pid = pid;
+	s->pidfd = syscall(SYS_pidfd_open, pid, 0);
+	alog(a, "pid %d: /proc/%d read stuck for %llu s: left unclassified "
+	     "while it lives (its memory lock held? a stalled file "
+	     "system?)", pid, pid,
+	     (unsigned long long)(ARB_DESC_DEADLINE_NS / NSEC_PER_SEC));
+}
+
+static void forget_exited(struct arbiter *a)
+{
+	for (int i = a->n_stuck; i-- > 0;) {
+		struct arb_stuck *s = &a->stuck[i];
+		struct pollfd f = { s->pidfd, POLLIN, 0 };
+		bool gone = s->pidfd < 0 ? kill(s->pid, 0) && errno == ESRCH :
+			    poll(&f, 1, 0) > 0;
+
+		if (gone) {
+			if (s->pidfd >= 0)
+				close(s->pidfd);
+			*s = a->stuck[--a->n_stuck];
+		}
+	}
+}
+
+/* A finished job's descriptions into the classifier. */
+static void take(struct daemon *d, struct arb_desc_job *j)
+{
+	struct arbiter *a = arb_of(d);
+
+	for (int i = 0; i < j->n; i++)
+		if (!j->err[i] && !arb_find(a, j->pid[i]))
+			arb_discover_desc(d, &j->d[i]);
+}
+
+void arb_discover_tick(struct daemon *d, const int *pids, int n,
+		       uint64_t now)
+{
+	struct arbiter *a = arb_of(d);
+	struct arb_desc_job *j;
+	int err = 0;
+
+	forget_exited(a);
+	if (a->dj && gp_offjob_done(a->dj)) {
+		take(d, gp_offjob_arg(a->dj));
+		gp_offjob_put(a->dj);
+		a->dj = NULL;
+	} else if (a->dj && gp_offjob_late(a->dj, now, ARB_DESC_DEADLINE_NS)) {
+		j = gp_offjob_arg(a->dj);
+		mark_stuck(a, j->pid[atomic_load(&j->cur)]);
+		gp_offjob_put(a->dj);	/* the thread frees it */
+		a->dj = NULL;
+	}
+	/* One job at a time; none while the table of stuck ones is full
+	 * (each holds a thread). */
+	if (a->dj || a->n_stuck == ARB_MAX_STUCK)
+		return;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return;
+	snprintf(j->root, sizeof(j->root), "%s",
+		 a->o->proc_root ? a->o->proc_root : "/proc");
+	for (int i = 0; i < n && j->n < ARB_DESC_MAX; i++)
+		if (pids[i] != getpid() && !arb_find(a, pids[i]) &&
+		    !arb_stuck_find(a, pids[i]))
+			j->pid[j->n++] = pids[i];
+	if (!j->n) {
+		free(j);
+		return;
+	}
+	a->dj = gp_offjob_start(describe, j, free, now, &err);
+	if (!a->dj)
+		alog(a, "cannot describe new processes off the loop: %s "
+		     "(retried at the next scan)", strerror(-err));
+}
+
+void arb_discover_stop(struct arbiter *a)
+{
+	gp_offjob_put(a->dj);
+	a->dj = NULL;
+	for (int i = 0; i < a->n_stuck; i++)
+		if (a->stuck[i].pidfd >= 0)
+			close(a->stuck[i].pidfd);
+	a->n_stuck = 0;
+}

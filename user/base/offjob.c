@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jobs off the loop (offjob.h): a refcount (the thread's and the
+ * caller's) and a done flag that publishes what fn wrote.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "offjob.h"
+
+struct gp_offjob {
+	atomic_int refs;
+	atomic_bool done;
+	uint64_t started;
+	void (*fn)(void *arg);
+	void (*free_arg)(void *arg);
+	void *arg;
+};
+
+void gp_offjob_put(struct gp_offjob *j)
+{
+	if (j && atomic_fetch_sub(&j->refs, 1) == 1) {
+		if (j->free_arg)
+			j->free_arg(j->arg);
+		free(j);
+	}
+}
+
+static void *run(void *p)
+{
+	struct gp_offjob *j = p;
+
+	j->fn(j->arg);
+	atomic_store(&j->done, true);	/* publishes arg's result */
+	gp_offjob_put(j);
+	return NULL;
+}
+
+struct gp_offjob *gp_offjob_start(void (*fn)(void *arg), void *arg,
+				  void (*free_arg)(void *arg), uint64_t now,
+				  int *err)
+{
+	struct gp_offjob *j = malloc(sizeof(*j));
+	pthread_attr_t at;
+	pthread_t th;
+	int e = ENOMEM;
+
+	if (j) {
+		atomic_init(&j->refs, 2);
+		atomic_init(&j->done, false);
+		j->started = now;
+		j->fn = fn;
+		j->free_arg = free_arg;
+		j->arg = arg;
+		e = pthread_attr_init(&at);
+	}
+	if (j && !e) {
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		e = pthread_create(&th, &at, run, j);
+		pthread_attr_destroy(&at);
+	}
+	if (e) {
+		if (free_arg)
+			free_arg(arg);
+		free(j);
+		if (err)
+			*err = -e;
+		return NULL;
+	}
+	return j;
+}
+
+bool gp_offjob_done(const struct gp_offjob *j)
+{
+	return atomic_load(&((struct gp_offjob *)j)->done);
+}
+
+bool gp_offjob_late(const struct gp_offjob *j, uint64_t now,
+		    uint64_t deadline_ns)
+{
+	return !gp_offjob_done(j) && now - j->started >= deadline_ns;
+}
+
+uint64_t gp_offjob_started(const struct gp_offjob *j)
+{
+	return j->started;
+}
+
+void *gp_offjob_arg(const struct gp_offjob *j)
+{
+	return j->arg;
+}
