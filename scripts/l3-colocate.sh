@@ -33,61 +33,39 @@
 # no PyTorch with ROCm), 6 the tree is not built (or no cc), 7 the
 # analysis could not write its output.
 #
+# The PyTorch check: L3_PYTHON=PATH uses that interpreter (a venv's
+# python) for the check and the PyTorch workloads; L3_PYTHON=none skips
+# the check (HIP workloads), as --workloads hip does.
 # Test hooks (tests/bats/l3kit.bats runs the whole kit with stand-ins from
 # tests/kit/standin, no GPU): L3_KFD (device path checked instead of
 # /dev/kfd), L3_BIN (folder of gpreempt-ctl and gpreempt-trace), L3_HIPCC.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+kit=l3-colocate
+. "$top/scripts/l3-lib.sh"
 duration=30
-rate=20
 burst=8
 min_cycles=100
 warmup=3
 workloads=auto
-out=""
-analyze_only=""
 runs="online-alone offline-alone both-plain both-notify both-queues"
 
-die() { echo "l3-colocate: $2" >&2; exit "$1"; }
-usage() { # exit-code
-	if [ "$1" = 0 ]; then
-		sed -n "3,38p" "$0" | sed "s/^# \{0,1\}//"
-	else
-		sed -n "9,13p" "$0" | sed "s/^# \{0,1\}//" >&2
-	fi
-	exit "$1"
-}
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--duration) duration=${2:?}; shift 2 ;;
-	--rate) rate=${2:?}; shift 2 ;;
-	--burst) burst=${2:?}; shift 2 ;;
-	--min-cycles) min_cycles=${2:?}; shift 2 ;;
-	--warmup) warmup=${2:?}; shift 2 ;;
-	--workloads) workloads=${2:?}; shift 2 ;;
-	--out) out=${2:?}; shift 2 ;;
-	--runs) runs=${2:?}; shift 2 ;;
-	--analyze-only) analyze_only=${2:?}; shift 2 ;;
-	-h|--help) usage 0 ;;
-	*) echo "l3-colocate: unknown option '$1'" >&2; usage 2 ;;
-	esac
-done
-case $workloads in auto|hip|torch) ;; *) die 2 "--workloads auto|hip|torch" ;; esac
-for n in "$duration" "$rate" "$burst" "$min_cycles" "$warmup"; do
-	case $n in ''|*[!0-9.]*) die 2 "not a positive number: '$n'" ;; esac
-done
+l3_parse "--duration duration --rate rate --burst burst --min-cycles min_cycles
+	--warmup warmup --workloads workloads --out out --runs runs
+	--analyze-only analyze_only" "$@"
+case $workloads in auto|hip|torch) ;; *) l3_die 2 "--workloads auto|hip|torch" ;; esac
+l3_numbers "$duration" "$rate" "$burst" "$min_cycles" "$warmup"
 
 # The analysis: a C program, built here (cc is there: the tree was built).
 analyze() { # dir
 	local bin=$1/l3-analyze
 	cc -O2 -D_GNU_SOURCE -I"$top/tests/kit" -o "$bin" \
 		"$top/tests/kit/l3-analyze.c" "$top/tests/kit/l3an.c" \
-		"$top/tests/kit/l3an_out.c" -lm || die 6 "cannot build the analysis (cc)"
+		"$top/tests/kit/l3an_out.c" -lm || l3_die 6 "cannot build the analysis (cc)"
 	"$bin" --min-cycles "$min_cycles" "$1"
 	local rc=$?
-	[ $rc = 3 ] && die 7 "the analysis could not write in $1"
+	[ $rc = 3 ] && l3_die 7 "the analysis could not write in $1"
 	if command -v gnuplot >/dev/null && [ -f "$1/plots/plots.gp" ]; then
 		(cd "$1/plots" && gnuplot plots.gp) && echo "plots: $1/plots/*.png"
 	else
@@ -96,43 +74,35 @@ analyze() { # dir
 	return $rc
 }
 
-if [ -n "$analyze_only" ]; then
-	[ -d "$analyze_only/runs" ] || die 2 "$analyze_only has no runs/ folder"
-	analyze "$analyze_only"
-	exit $?
-fi
+l3_analyze_only "$analyze_only" runs
 
 # Refuse clearly, before touching anything.
-[ "$(id -u)" = 0 ] || die 3 "run as root: suspending another process's queues needs CAP_SYS_PTRACE and the tracer needs CAP_BPF/CAP_PERFMON"
-kfd=${L3_KFD:-/dev/kfd}
-[ -c "$kfd" ] || die 4 "no $kfd: is amdgpu loaded and is there an AMD GPU? (this kit needs a real GPU; the VM tests cover the rest)"
-ctl=${L3_BIN:-$top}/gpreempt-ctl
-trace=${L3_BIN:-$top}/gpreempt-trace
-hipcc=${L3_HIPCC:-hipcc}
-[ -x "$ctl" ] && [ -x "$trace" ] || die 6 "build first: make (no $ctl or $trace)"
+l3_need_root "suspending another process's queues needs CAP_SYS_PTRACE and the tracer needs CAP_BPF/CAP_PERFMON"
+l3_need_kfd "a real GPU; the VM tests cover the rest"
+l3_need_tools trace
+python=${L3_PYTHON:-python3}
 have_torch=0
-python3 -c 'import torch, torchvision, sys; sys.exit(0 if torch.cuda.is_available() and torch.version.hip else 1)' \
-	2>/dev/null && have_torch=1
+if [ "$workloads" != hip ] && [ "$python" != none ]; then
+	"$python" -c 'import torch, torchvision, sys; sys.exit(0 if torch.cuda.is_available() and torch.version.hip else 1)' \
+		2>/dev/null && have_torch=1
+fi
 case $workloads in
 auto) if [ $have_torch = 1 ]; then workloads=torch
-      elif command -v "$hipcc" >/dev/null; then workloads=hip
-      else die 5 "no ROCm workload: install hipcc (ROCm) or PyTorch for ROCm with torchvision"; fi ;;
-torch) [ $have_torch = 1 ] || die 5 "--workloads torch: PyTorch with ROCm and torchvision not importable" ;;
-hip) command -v "$hipcc" >/dev/null || die 5 "--workloads hip: hipcc not found (install ROCm)" ;;
+      elif l3_have_hipcc; then workloads=hip
+      else l3_die 5 "no ROCm workload: install hipcc (ROCm) or PyTorch for ROCm with torchvision (L3_PYTHON: $python)"; fi ;;
+torch) [ $have_torch = 1 ] || l3_die 5 "--workloads torch: PyTorch with ROCm and torchvision not importable by $python (set L3_PYTHON)" ;;
+hip) l3_have_hipcc || l3_die 5 "--workloads hip: hipcc not found (install ROCm)" ;;
 esac
 arbiter=1
 "$ctl" daemon --help 2>/dev/null | grep -q -- '--online' || arbiter=0
 
-[ -n "$out" ] || out=$(mktemp -d /tmp/gpreempt-colocate.XXXXXX)
-mkdir -p "$out/runs" || die 2 "cannot create $out"
+l3_outdir gpreempt-colocate runs
 echo "l3-colocate: output in $out"
 
 # Which GPU and firmware this ran on.
 {
-	echo "date: $(date -u +%FT%TZ)"
-	echo "kernel: $(uname -r)"
+	l3_host_lines
 	echo "amdgpu sched_policy: $(cat /sys/module/amdgpu/parameters/sched_policy 2>/dev/null)"
-	echo "gpreempt: $(git -C "$top" describe --always --dirty 2>/dev/null)"
 	echo "workloads: $workloads; duration ${duration}s; rate ${rate}/s; burst $burst"
 	for p in /opt/rocm/.info/version /opt/rocm/.info/version-dev; do
 		[ -r "$p" ] && echo "rocm: $(cat "$p")"
@@ -147,34 +117,19 @@ grep -E '"type":"gpu"' "$out/snapshot-start.json" | head -4
 
 # Build the workloads.
 if [ $workloads = hip ]; then
-	for w in online offline; do
-		"$hipcc" -O2 -I"$top/tests/l3" -o "$out/gp-l3-$w" "$top/tests/l3/$w.hip" ||
-			die 5 "hipcc failed on tests/l3/$w.hip"
-	done
+	l3_build_hip online offline
 	online_cmd=("$out/gp-l3-online" --rate "$rate" --burst "$burst" --duration "$duration")
 	offline_cmd=("$out/gp-l3-offline" --duration $((${duration%.*} + 10)))
 	online_sel="uid=$(id -u),cmdline=gp-l3-online"
 	offline_sel="uid=$(id -u),cmdline=gp-l3-offline"
 else
-	online_cmd=(python3 "$top/tests/l3/online_resnet.py" --rate "$rate" --duration "$duration")
-	offline_cmd=(python3 "$top/tests/l3/offline_transformer.py" --duration $((${duration%.*} + 10)))
+	online_cmd=("$python" "$top/tests/l3/online_resnet.py" --rate "$rate" --duration "$duration")
+	offline_cmd=("$python" "$top/tests/l3/offline_transformer.py" --duration $((${duration%.*} + 10)))
 	online_sel="uid=$(id -u),cmdline=online_resnet.py"
 	offline_sel="uid=$(id -u),cmdline=offline_transformer.py"
 fi
 
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	pids=()
-}
-trap cleanup EXIT INT TERM
-
-wait_ready() { # file secs
-	for _ in $(seq $(($2 * 10))); do [ -e "$1" ] && return 0; sleep 0.1; done
-	return 1
-}
+l3_trap
 
 run() { # name
 	local name=$1 d=$out/runs/$1 tpid fpid dpid="" sock mode
@@ -182,7 +137,7 @@ run() { # name
 	echo "== run $name (${duration}s)"
 	"$trace" -j --ready-file "$d/trace.ready" > "$d/trace.ndjson" 2> "$d/trace.err" &
 	tpid=$!; pids+=("$tpid")
-	wait_ready "$d/trace.ready" 30 || { echo "   tracer did not start: $(cat "$d/trace.err")"; return 1; }
+	wait_for 30 test -e "$d/trace.ready" || { echo "   tracer did not start: $(cat "$d/trace.err")"; return 1; }
 	case $name in offline-alone|both-*)
 		"${offline_cmd[@]}" > "$d/offline.ndjson" 2> "$d/offline.err" &
 		fpid=$!; pids+=("$fpid")
@@ -197,7 +152,7 @@ run() { # name
 			--online "$online_sel" --offline "$offline_sel" \
 			--detect "$mode" > "$d/daemon.log" 2>&1 &
 		dpid=$!; pids+=("$dpid")
-		wait_ready "$d/daemon.ready" 30 || { echo "   daemon did not start: $(tail -3 "$d/daemon.log")"; return 1; }
+		wait_for 30 test -e "$d/daemon.ready" || { echo "   daemon did not start: $(tail -3 "$d/daemon.log")"; return 1; }
 		;;
 	esac
 	case $name in offline-alone)
@@ -233,14 +188,9 @@ for r in $runs; do
 			continue
 		fi ;;
 	online-alone|offline-alone|both-plain) ;;
-	*) die 2 "unknown run '$r'" ;;
+	*) l3_die 2 "unknown run '$r'" ;;
 	esac
 	run "$r"
 done
 "$ctl" snapshot -j -v > "$out/snapshot-end.json" 2>&1
-trap - EXIT INT TERM
-echo
-analyze "$out"
-rc=$?
-echo "output: $out (send it with a bug report)"
-exit $rc
+l3_finish

@@ -33,33 +33,16 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+kit=l3-gpus
+. "$top/scripts/l3-lib.sh"
 duration=20
-rate=20
 burst=8
 hold_ms=20
 period_ms=100
-out=""
-analyze_only=""
 
-die() { echo "l3-gpus: $2" >&2; exit "$1"; }
-usage() { sed -n "3,35p" "$0" | sed "s/^# \{0,1\}//"; exit "$1"; }
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--duration) duration=${2:?}; shift 2 ;;
-	--rate) rate=${2:?}; shift 2 ;;
-	--burst) burst=${2:?}; shift 2 ;;
-	--hold-ms) hold_ms=${2:?}; shift 2 ;;
-	--period-ms) period_ms=${2:?}; shift 2 ;;
-	--out) out=${2:?}; shift 2 ;;
-	--analyze-only) analyze_only=${2:?}; shift 2 ;;
-	-h|--help) usage 0 ;;
-	*) echo "l3-gpus: unknown option '$1'" >&2; usage 2 ;;
-	esac
-done
-for n in "$duration" "$rate" "$burst" "$hold_ms" "$period_ms"; do
-	case $n in ''|*[!0-9.]*) die 2 "not a positive number: '$n'" ;; esac
-done
+l3_parse "--duration duration --rate rate --burst burst --hold-ms hold_ms
+	--period-ms period_ms --out out --analyze-only analyze_only" "$@"
+l3_numbers "$duration" "$rate" "$burst" "$hold_ms" "$period_ms"
 
 # p50 p99 (ms) of online requests, and offline iterations per second.
 online_pct() { # online.ndjson
@@ -90,7 +73,7 @@ analyze() { # dir
 	fails=0
 	: > "$json"
 	for r in baseline per-gpu node; do
-		[ -s "$d/runs/$r/online.ndjson" ] || die 2 "$d/runs/$r/online.ndjson missing: nothing to judge"
+		[ -s "$d/runs/$r/online.ndjson" ] || l3_die 2 "$d/runs/$r/online.ndjson missing: nothing to judge"
 	done
 	read -r _ b _ <<< "$(online_pct "$d/runs/baseline/online.ndjson")"
 	read -r _ g _ <<< "$(online_pct "$d/runs/per-gpu/online.ndjson")"
@@ -115,19 +98,12 @@ analyze() { # dir
 	[ $fails = 0 ]
 }
 
-if [ -n "$analyze_only" ]; then
-	[ -d "$analyze_only/runs" ] || die 2 "$analyze_only has no runs/ folder"
-	analyze "$analyze_only"
-	exit $?
-fi
+l3_analyze_only "$analyze_only" runs
 
-[ "$(id -u)" = 0 ] || die 3 "run as root: suspending another process's queues needs CAP_SYS_PTRACE"
-kfd=${L3_KFD:-/dev/kfd}
-[ -c "$kfd" ] || die 4 "no $kfd: is amdgpu loaded and is there an AMD GPU? (this kit needs real GPUs)"
-ctl=${L3_BIN:-$top}/gpreempt-ctl
-[ -x "$ctl" ] || die 6 "build first: make (no $ctl)"
-hipcc=${L3_HIPCC:-hipcc}
-command -v "$hipcc" >/dev/null || die 5 "hipcc not found (install ROCm)"
+l3_need_root "suspending another process's queues needs CAP_SYS_PTRACE"
+l3_need_kfd "real GPUs"
+l3_need_tools
+l3_need_hipcc
 # GPU nodes in topology order: ROCr enumerates its GPU agents in this
 # order, so ROCR_VISIBLE_DEVICES=k launches on the k-th (the kit's only
 # use of an index; gpreempt itself names GPUs by gpu_id).
@@ -137,25 +113,13 @@ for n in $(ls "$topo/nodes" | sort -n); do
 	id=$(cat "$topo/nodes/$n/gpu_id" 2>/dev/null)
 	[ -n "$id" ] && [ "$id" != 0 ] && gpus+=("$id")
 done
-[ ${#gpus[@]} -ge 2 ] || die 8 "fewer than two GPU nodes in $topo: per-GPU arbitration needs two"
+[ ${#gpus[@]} -ge 2 ] || l3_die 8 "fewer than two GPU nodes in $topo: per-GPU arbitration needs two"
 gpu_a=${gpus[0]} gpu_b=${gpus[1]}
 
-[ -n "$out" ] || out=$(mktemp -d /tmp/gpreempt-gpus.XXXXXX)
-mkdir -p "$out/runs" || die 2 "cannot create $out"
+l3_outdir gpreempt-gpus runs
 echo "l3-gpus: GPU A gpu_id $gpu_a, GPU B gpu_id $gpu_b; output in $out"
-for w in online offline; do
-	"$hipcc" -O2 -I"$top/tests/l3" -o "$out/gp-l3-$w" "$top/tests/l3/$w.hip" ||
-		die 5 "hipcc failed on tests/l3/$w.hip"
-done
-
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	pids=()
-}
-trap cleanup EXIT INT TERM
+l3_build_hip online offline
+l3_trap
 
 toggler() { # mode off-a-pid off-b-pid
 	local hold="${hold_ms}ms"
@@ -191,9 +155,4 @@ run() { # name
 	cleanup
 }
 for r in baseline per-gpu node; do run "$r"; done
-trap - EXIT INT TERM
-echo
-analyze "$out"
-rc=$?
-echo "output: $out (send it with a bug report)"
-exit $rc
+l3_finish

@@ -33,32 +33,16 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+kit=l3-launch
+. "$top/scripts/l3-lib.sh"
 duration=20
-rate=20
 hold=5
 max_lat=10
 max_cost=5
-out=""
-analyze_only=""
 
-die() { echo "l3-launch: $2" >&2; exit "$1"; }
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--duration) duration=${2:?}; shift 2 ;;
-	--rate) rate=${2:?}; shift 2 ;;
-	--hold) hold=${2:?}; shift 2 ;;
-	--max-latency-ms) max_lat=${2:?}; shift 2 ;;
-	--max-cost-pct) max_cost=${2:?}; shift 2 ;;
-	--out) out=${2:?}; shift 2 ;;
-	--analyze-only) analyze_only=${2:?}; shift 2 ;;
-	-h|--help) sed -n "3,32p" "$0" | sed "s/^# \{0,1\}//"; exit 0 ;;
-	*) die 2 "unknown option '$1' (see --help)" ;;
-	esac
-done
-for n in "$duration" "$rate" "$hold" "$max_lat" "$max_cost"; do
-	case $n in ''|*[!0-9.]*) die 2 "not a positive number: '$n'" ;; esac
-done
+l3_parse "--duration duration --rate rate --hold hold --max-latency-ms max_lat
+	--max-cost-pct max_cost --out out --analyze-only analyze_only" "$@"
+l3_numbers "$duration" "$rate" "$hold" "$max_lat" "$max_cost"
 
 # --- analysis (no GPU): DIR -> VERDICT lines, summary.txt -------------
 fails=0 judged=0
@@ -154,41 +138,22 @@ analyze() { # dir
 	! grep -q '^VERDICT .* FAIL$' "$1/summary.txt"
 }
 
-if [ -n "$analyze_only" ]; then
-	[ -d "$analyze_only" ] || die 2 "no folder $analyze_only"
-	analyze "$analyze_only"
-	exit $?
-fi
+l3_analyze_only "$analyze_only"
 
 # --- measurement (needs the GPU) --------------------------------------
-[ "$(id -u)" = 0 ] || die 3 "run as root: the daemon suspends queues and attaches uprobes; the kit reads /proc/PID/mem"
-kfd=${L3_KFD:-/dev/kfd}
-[ -c "$kfd" ] || die 4 "no $kfd: is amdgpu loaded and is there an AMD GPU? (this kit needs a real GPU)"
-hipcc=${L3_HIPCC:-hipcc}
-command -v "$hipcc" >/dev/null || die 5 "hipcc not found: install ROCm's hipcc"
-ctl=${L3_BIN:-$top}/gpreempt-ctl
-trace=${L3_BIN:-$top}/gpreempt-trace
-[ -x "$ctl" ] && [ -x "$trace" ] || die 6 "build first: make (no $ctl or $trace)"
+l3_need_root "the daemon suspends queues and attaches uprobes; the kit reads /proc/PID/mem"
+l3_need_kfd "a real GPU"
+l3_need_hipcc
+l3_need_tools trace
 
-[ -n "$out" ] || out=$(mktemp -d /tmp/gpreempt-launch.XXXXXX)
-mkdir -p "$out/latency" "$out/cost" "$out/readidx" || die 2 "cannot create $out"
+l3_outdir gpreempt-launch latency cost readidx
 echo "l3-launch: output in $out"
-{ echo "kernel: $(uname -r)"; echo "gpreempt: $(git -C "$top" describe --always --dirty 2>/dev/null)"
+{ l3_host_lines
   command -v rocminfo >/dev/null && rocminfo 2>&1 | grep -E '^\s+(Name|Marketing Name):' | head -8
 } > "$out/host.txt"
-for w in online offline spin long; do
-	"$hipcc" -O2 -I"$top/tests/l3" -o "$out/gp-l3-$w" "$top/tests/l3/$w.hip" ||
-		die 5 "hipcc failed on tests/l3/$w.hip"
-done
+l3_build_hip online offline spin long
 
-pids=()
-cleanup() { local p; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; pids=(); }
-trap cleanup EXIT INT TERM
-wait_for() { # secs cmd...: poll until cmd succeeds
-	local s=$1; shift
-	for _ in $(seq $((s * 10))); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
+l3_trap
 daemon() { # dir detect online-selector
 	"$ctl" daemon --socket "$1/arbiter.sock" --ready "$1/daemon.ready" \
 		--online "$3" --offline "uid=$(id -u),cmdline=gp-l3-offline" \
@@ -252,9 +217,4 @@ if daemon "$d" queues "$(sel long)"; then
 	fi
 fi
 cleanup
-trap - EXIT INT TERM
-echo
-analyze "$out"
-rc=$?
-echo "output: $out (send it with a bug report)"
-exit $rc
+l3_finish

@@ -115,6 +115,30 @@ standin_kit() {
 	[[ "$output" == *"hipcc not found"* ]]
 }
 
+# L3_PYTHON (docs/hardware-kit.md): the PyTorch check and the PyTorch
+# workloads use the interpreter it names; none, or --workloads hip, skips
+# the check. A stand-in interpreter records how it was called.
+@test "l3-colocate: L3_PYTHON points the PyTorch check and workloads; none or --workloads hip skips the check" {
+	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
+	printf '#!/bin/sh\necho "$*" >> %s/py.args\n' "$WORK" > "$WORK/py"
+	chmod +x "$WORK/py"
+	L3_PYTHON=$WORK/py run standin_kit --workloads auto --runs online-alone
+	grep -q '^workloads: torch' "$WORK/o/host.txt"
+	grep -q '^-c import torch' "$WORK/py.args"
+	grep -q 'tests/l3/online_resnet.py --rate 20 --duration 1$' "$WORK/py.args"
+	rm -rf "$WORK/o" "$WORK/py.args"
+	L3_PYTHON=$WORK/py run standin_kit --runs online-alone
+	grep -q '^workloads: hip' "$WORK/o/host.txt"
+	[ ! -e "$WORK/py.args" ]	# --workloads hip: never asked
+	rm -rf "$WORK/o"
+	L3_PYTHON=none run standin_kit --workloads auto --runs online-alone
+	grep -q '^workloads: hip' "$WORK/o/host.txt"
+	rm -rf "$WORK/o"
+	L3_PYTHON=none run -5 standin_kit --workloads torch
+	[[ "$output" == *"not importable by none (set L3_PYTHON)"* ]]
+	[ ! -e "$WORK/o" ]
+}
+
 # The docs' two example reports are the fixtures' real output: they
 # must not drift from the code.
 @test "docs/hardware-kit.md: the kit's example report is l3-analyze's output on the fixture" {
