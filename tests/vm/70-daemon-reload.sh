@@ -112,14 +112,7 @@ kill "$TPID" 2>/dev/null
 ACONF=/tmp/arb-reload.conf
 ASOCK=/tmp/arb-reload.sock
 ALOG=/tmp/arb-reload.log
-alog_wait() { # TEXT SECS
-	_i=0
-	while ! grep -q "$1" $ALOG; do
-		_i=$((_i + 1))
-		[ $_i -gt $(($2 * 10 * GP_WAIT_SCALE)) ] && return 1
-		sleep 0.1
-	done
-}
+alog_wait() { gp_wait_log $ALOG "$@"; } # TEXT SECS
 a_policy() { # JQ-FILTER: policy -j's records as one array, jq -e
 	gpreempt-ctl policy -j -s $ASOCK > /tmp/p.out 2>&1 &&
 		jq -s -e "$1" /tmp/p.out > /dev/null
