@@ -33,30 +33,23 @@ ARCHS="gfx90a gfx942"
 EXTRA="dash"
 
 die() { echo "hipcc.sh: $*" >&2; exit 1; }
+. "$top/scripts/lib/debroot.sh"
 
 fetch() {
 	if [ -f "$HDIR/info" ] && [ -z "${GPREEMPT_REFRESH_HIPCC:-}" ]; then
 		return 0
 	fi
-	local opts pkgs p deb versions="" tmp=$HDIR/root.tmp
+	local opts pkgs p versions tmp=$HDIR/root.tmp
 	opts=$("$top/scripts/rocr.sh" apt-opts)
 	# shellcheck disable=SC2086
-	pkgs=$({ apt-cache $opts depends --recurse --no-recommends \
-			--no-suggests --no-conflicts --no-breaks --no-replaces \
-			--no-enhances hipcc $EXTRA; echo hipcc; } |
-		grep -v -e '^ ' -e '^<' | sort -u)
+	pkgs=$(debroot_closure "$opts" hipcc $EXTRA)
 	grep -q -x hipcc <<< "$pkgs" || die "no hipcc in trixie's package list"
-	rm -rf "$HDIR/debs.tmp" && mkdir -p "$HDIR/debs.tmp"
 	# shellcheck disable=SC2086
-	(cd "$HDIR/debs.tmp" && apt-get $opts -o APT::Sandbox::User=root \
-		-qq download $pkgs) || die "apt-get download of trixie's hipcc failed"
-	rm -rf "$HDIR/debs" && mv "$HDIR/debs.tmp" "$HDIR/debs"
+	debroot_download "$opts" "$HDIR/debs" $pkgs ||
+		die "apt-get download of trixie's hipcc failed"
 	rm -rf "$tmp" && mkdir -p "$tmp"
-	for p in $pkgs; do
-		deb=$(ls "$HDIR/debs/${p}_"*.deb)
-		dpkg-deb -x "$deb" "$tmp"
-		versions="$versions $p=$(dpkg-deb -f "$deb" Version)"
-	done
+	# shellcheck disable=SC2086
+	versions=$(debroot_extract "$HDIR/debs" "$tmp" $pkgs)
 	# What dpkg's maintainer scripts would make: merged-/usr links, sh.
 	for p in bin sbin lib lib64; do
 		[ -e "$tmp/$p" ] || ln -s "usr/$p" "$tmp/$p"
@@ -65,10 +58,7 @@ fetch() {
 	mkdir -p "$tmp/dev" "$tmp/proc" "$tmp/tmp" "$tmp/kit" "$tmp/out"
 	rm -rf "$tmp"/usr/share/{doc,man,locale}
 	[ -x "$tmp/usr/bin/hipcc" ] || die "no usr/bin/hipcc in the extracted root"
-	echo "PACKAGES=\"${versions# }\"" > "$HDIR/info.tmp"
-	rm -f "$HDIR/info"
-	rm -rf "$ROOT" && mv "$tmp" "$ROOT"
-	mv "$HDIR/info.tmp" "$HDIR/info"
+	debroot_commit "$tmp" "$ROOT" "$HDIR/info" "$versions"
 	echo "hipcc: $(wc -w <<< "$pkgs") trixie packages, $(du -sh "$ROOT" | cut -f1)"
 }
 

@@ -44,6 +44,7 @@ HIP_ROOTS="libamdhip64-5"
 HDIR=$RDIR/hip
 
 die() { echo "rocr.sh: $*" >&2; exit 1; }
+. "$top/scripts/lib/debroot.sh"
 
 apt_opts() {
 	echo "-o Dir::State::Lists=$APT/lists -o Dir::Etc::SourceList=$APT/sources.list" \
@@ -69,10 +70,8 @@ apt_update() {
 closure() {
 	local roots="" r
 	if [ "${1:-}" = hip ]; then
-		# shellcheck disable=SC2046,SC2086
-		apt-cache $(apt_opts) depends --recurse --no-recommends \
-			--no-suggests --no-conflicts --no-breaks --no-replaces \
-			--no-enhances $HIP_ROOTS | grep -v -e '^ ' -e '^<' | sort -u
+		# shellcheck disable=SC2086
+		debroot_closure "$(apt_opts)" $HIP_ROOTS
 		return
 	fi
 	for r in $ROOTS; do
@@ -80,9 +79,7 @@ closure() {
 	done
 	# shellcheck disable=SC2046,SC2086
 	{
-		apt-cache $(apt_opts) depends --recurse --no-recommends \
-			--no-suggests --no-conflicts --no-breaks --no-replaces \
-			--no-enhances $roots
+		debroot_closure "$(apt_opts)" $roots
 		# rocminfo itself, and its direct Depends but the script ones
 		echo rocminfo
 		apt-cache $(apt_opts) depends --no-recommends --no-suggests \
@@ -109,17 +106,6 @@ check_elf() { # root [base-root]
 	[ -z "$missing" ] || die "libraries needed but not in the closure:$missing"
 }
 
-# Unpack each package's .deb from DEBS into ROOT; prints " pkg=version"...
-extract() { # debs root pkg...
-	local debs=$1 root=$2 p deb
-	shift 2
-	for p in "$@"; do
-		deb=$(ls "$debs/${p}_"*.deb)
-		dpkg-deb -x "$deb" "$root"
-		printf ' %s=%s' "$p" "$(dpkg-deb -f "$deb" Version)"
-	done
-}
-
 fetch() {
 	if [ -f "$RDIR/info" ] && [ -z "${GPREEMPT_REFRESH_ROCR:-}" ]; then
 		fetch_hip
@@ -132,15 +118,12 @@ fetch() {
 		grep -q -x -F "$p" <<< "$pkgs" || die "$p not in trixie's package list"
 	done
 	# A fresh folder: a refresh keeps no older builds.
-	rm -rf "$RDIR/debs.tmp" && mkdir -p "$RDIR/debs.tmp"
-	# shellcheck disable=SC2046,SC2086
-	(cd "$RDIR/debs.tmp" && apt-get $(apt_opts) -o APT::Sandbox::User=root \
-		-qq download $pkgs) ||
+	# shellcheck disable=SC2086
+	debroot_download "$(apt_opts)" "$RDIR/debs" $pkgs ||
 		die "apt-get download of the trixie runtime failed"
-	rm -rf "$RDIR/debs" && mv "$RDIR/debs.tmp" "$RDIR/debs"
 	rm -rf "$tmp" && mkdir -p "$tmp"
 	# shellcheck disable=SC2086
-	versions=$(extract "$RDIR/debs" "$tmp" $pkgs)
+	versions=$(debroot_extract "$RDIR/debs" "$tmp" $pkgs)
 	# What the guest does not need: docs, translations, iconv modules,
 	# cmake files, glibc's profiling helpers (8 of 23 MB are gconv).
 	rm -rf "$tmp"/usr/share/{doc,man,locale,lintian,gdb,gcc} \
@@ -148,11 +131,7 @@ fetch() {
 	       "$tmp"/usr/lib/x86_64-linux-gnu/lib{memusage,pcprofile}.so
 	check_elf "$tmp"
 	[ -f "$tmp/usr/include/hsa/hsa.h" ] || die "no hsa/hsa.h in libhsa-runtime-dev"
-	# info last: its presence means the root is complete
-	echo "PACKAGES=\"${versions# }\"" > "$RDIR/info.tmp"
-	rm -f "$RDIR/info"
-	rm -rf "$RDIR/root" && mv "$tmp" "$RDIR/root"
-	mv "$RDIR/info.tmp" "$RDIR/info"
+	debroot_commit "$tmp" "$RDIR/root" "$RDIR/info" "$versions"
 	echo "rocr: $(wc -w <<< "$pkgs") trixie packages (${versions# })"
 	fetch_hip
 }
@@ -171,22 +150,17 @@ fetch_hip() {
 	pkgs=$(closure hip | grep -v -x -F -f <(echo "$have"))
 	grep -q -x -F libamdhip64-5 <<< "$pkgs" ||
 		die "libamdhip64-5 not in trixie's package list"
-	rm -rf "$HDIR/debs" && mkdir -p "$HDIR/debs"
-	# shellcheck disable=SC2046,SC2086
-	(cd "$HDIR/debs" && apt-get $(apt_opts) -o APT::Sandbox::User=root \
-		-qq download $pkgs) ||
+	# shellcheck disable=SC2086
+	debroot_download "$(apt_opts)" "$HDIR/debs" $pkgs ||
 		die "apt-get download of trixie's HIP runtime failed"
 	rm -rf "$tmp" && mkdir -p "$tmp"
 	# shellcheck disable=SC2086
-	versions=$(extract "$HDIR/debs" "$tmp" $pkgs)
+	versions=$(debroot_extract "$HDIR/debs" "$tmp" $pkgs)
 	rm -rf "$tmp"/usr/share/{doc,man,locale,lintian} "$HDIR/debs"
 	check_elf "$tmp" "$RDIR/root"
 	[ -e "$tmp/usr/lib/x86_64-linux-gnu/libamdhip64.so.5" ] ||
 		die "no libamdhip64.so.5 in libamdhip64-5"
-	echo "PACKAGES=\"${versions# }\"" > "$HDIR/info.tmp"
-	rm -f "$HDIR/info"
-	rm -rf "$HDIR/root" && mv "$tmp" "$HDIR/root"
-	mv "$HDIR/info.tmp" "$HDIR/info"
+	debroot_commit "$tmp" "$HDIR/root" "$HDIR/info" "$versions"
 	echo "hip: $(wc -w <<< "$pkgs") more trixie packages (${versions# })"
 }
 
