@@ -17,10 +17,8 @@ setup() {
 }
 
 teardown() {
-	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
-	[ -n "${TARGET:-}" ] && kill "$TARGET" 2>/dev/null
+	daemon_teardown "${TARGET:-}"
 	rm -rf "$D"
-	true
 }
 
 load daemon_helper

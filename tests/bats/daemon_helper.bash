@@ -57,3 +57,15 @@ users_teardown() {
 	rm -rf "$D"
 	true
 }
+
+# daemon_teardown [PID...]: the shared end of a daemon test's teardown():
+# the daemon (DPID) and the other processes named are killed with KILL (a
+# daemon stuck in the kernel ignores TERM); unset or empty ones are
+# skipped. Always succeeds, so a teardown never hides the test's result.
+daemon_teardown() {
+	local p
+	for p in "${DPID:-}" "$@"; do
+		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null
+	done
+	true
+}

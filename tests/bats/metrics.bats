@@ -17,10 +17,8 @@ setup() {
 }
 
 teardown() {
-	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
-	[ -n "$PPID_" ] && kill -KILL "$PPID_" 2>/dev/null
+	daemon_teardown "$PPID_"
 	rm -rf "$D"
-	true
 }
 
 # A free loopback port (not a guess that may collide with another run).

@@ -15,9 +15,8 @@ setup() {
 }
 
 teardown() {
-	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
+	daemon_teardown
 	rm -rf "$D"
-	true
 }
 
 load daemon_helper

@@ -18,9 +18,7 @@ setup() {
 }
 
 teardown() {
-	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
-	[ -n "$S" ] && kill -KILL "$S" 2>/dev/null
-	true
+	daemon_teardown "$S"
 }
 
 load daemon_helper
