@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # What the L3 kits (scripts/l3-colocate.sh, l3-gpus.sh, l3-launch.sh) share:
 # option parsing, refusals with their exit codes, the output folder, the
 # HIP build, child clean-up and the closing analysis. Sourced (not run)
