@@ -59,7 +59,7 @@ EOC
 @test "config: a bad line is reported with its number and nothing starts" {
 	printf 'socket %s\n\n# fine so far\nmax-hold 10parsecs\n' "$SOCK" > "$CONF"
 	run -2 --separate-stderr "$CTL" daemon --config "$CONF"
-	[[ "$stderr" == *"$CONF:4: invalid duration '10parsecs'"* ]]
+	[[ "$stderr" == *"$CONF:4: invalid duration '10parsecs' for --max-hold"* ]]
 	[ ! -e "$SOCK" ]
 	printf 'socket %s\nmax_hold 1s\n' "$SOCK" > "$CONF"
 	run -2 --separate-stderr "$CTL" daemon --config "$CONF"

@@ -76,7 +76,7 @@ untouched() {
 	[[ "$stderr" == *"invalid queue id 'x'"* ]]
 	run -2 --separate-stderr "$CTL" suspend --pid "$TARGET" -q 0x80000001
 	run -2 --separate-stderr "$CTL" suspend --pid "$TARGET" --for soon
-	[[ "$stderr" == *"invalid duration 'soon'"* ]]
+	[[ "$stderr" == *"invalid duration 'soon' for --for (e.g."* ]]
 	run -2 --separate-stderr "$CTL" suspend --pid "$TARGET" -g -4
 	run -2 --separate-stderr "$CTL" suspend --pid "$TARGET" stray
 	[[ "$stderr" == *"unexpected argument 'stray'"* ]]

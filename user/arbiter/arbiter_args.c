@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arbiter.h"
+#include "args.h"
 #include "util.h"
 
 enum {
@@ -75,17 +76,6 @@ void arbiter_opts_default(struct arbiter_opts *o)
 	o->gang = GP_GANG_CGROUP;
 	o->poll_ns = 200 * NSEC_PER_USEC;
 	o->launch_grace_ns = 50 * NSEC_PER_MSEC;
-}
-
-static int duration(struct argp_state *state, const char *opt,
-		    const char *arg, uint64_t *ns, bool zero_ok)
-{
-	if (parse_duration_ns(arg, ns) || (!zero_ok && !*ns)) {
-		argp_error(state, "--%s: invalid duration '%s' (e.g. 2ms, "
-			   "500us, 1s)", opt, arg);
-		return EINVAL;
-	}
-	return 0;
 }
 
 static int detect(struct argp_state *state, struct arbiter_opts *o,
@@ -164,13 +154,13 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		break;
 	case OPT_LAUNCH_GRACE:
-		if (duration(state, "launch-grace", arg, &o->launch_grace_ns,
-			     false))
+		if (gp_args_duration(state, "launch-grace", arg,
+				     &o->launch_grace_ns, false))
 			return EINVAL;
 		break;
 	case OPT_RESUME_AFTER:
-		if (duration(state, "resume-after", arg,
-			     &o->pol.resume_after_ns, true))
+		if (gp_args_duration(state, "resume-after", arg,
+				     &o->pol.resume_after_ns, true))
 			return EINVAL;
 		break;
 	case OPT_SHARE:
@@ -182,7 +172,8 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 		o->pol.min_offline_share = pct;
 		break;
 	case OPT_WINDOW:
-		if (duration(state, "window", arg, &o->pol.window_ns, false))
+		if (gp_args_duration(state, "window", arg, &o->pol.window_ns,
+				     false))
 			return EINVAL;
 		break;
 	case OPT_SCOPE:
@@ -206,11 +197,12 @@ static error_t arb_opt(int key, char *arg, struct argp_state *state)
 		o->proc_root = arg;
 		break;
 	case OPT_POLL:
-		if (duration(state, "poll", arg, &o->poll_ns, false))
+		if (gp_args_duration(state, "poll", arg, &o->poll_ns, false))
 			return EINVAL;
 		break;
 	case OPT_BUSY_MAX:
-		if (duration(state, "busy-max", arg, &o->pol.busy_max_ns, true))
+		if (gp_args_duration(state, "busy-max", arg,
+				     &o->pol.busy_max_ns, true))
 			return EINVAL;
 		break;
 	case OPT_SPOOFABLE:

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "args.h"
+#include "util.h"
 
 int gp_args_common(int key, const char *arg, struct argp_state *st, FILE *out,
 		   int usage_key, bool *help)
@@ -18,4 +19,15 @@ int gp_args_common(int key, const char *arg, struct argp_state *st, FILE *out,
 		return EINVAL;
 	}
 	return ARGP_ERR_UNKNOWN;
+}
+
+int gp_args_duration(struct argp_state *st, const char *opt, const char *arg,
+		     uint64_t *ns, bool zero_ok)
+{
+	if (parse_duration_ns(arg, ns) || (!zero_ok && !*ns)) {
+		argp_error(st, "invalid duration '%s' for --%s (e.g. 500us, "
+			   "2ms, 10s, 2m)", arg, opt);
+		return EINVAL;
+	}
+	return 0;
 }

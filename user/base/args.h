@@ -12,6 +12,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* No usage key (argp's keys are never negative). */
@@ -24,5 +25,14 @@
  */
 int gp_args_common(int key, const char *arg, struct argp_state *st, FILE *out,
 		   int usage_key, bool *help);
+
+/*
+ * A DURATION option's argument (parse_duration_ns: 500us, 2ms, 10s, 2m)
+ * into *ns; zero only when zero_ok. Otherwise argp_error() names the
+ * value and the option (opt, without its dashes), and EINVAL: one wording
+ * for the daemon's, the arbiter's and the client's durations.
+ */
+int gp_args_duration(struct argp_state *st, const char *opt, const char *arg,
+		     uint64_t *ns, bool zero_ok);
 
 #endif

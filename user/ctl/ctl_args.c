@@ -267,11 +267,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->grace_set = true;
 		break;
 	case 'f':
-		if (parse_duration_ns(arg, &a->for_ns) || !a->for_ns) {
-			argp_error(state, "invalid duration '%s' (e.g. 500ms, "
-				   "10s, 2m)", arg);
+		if (gp_args_duration(state, "for", arg, &a->for_ns, false))
 			return EINVAL;
-		}
 		break;
 	case 's':
 		if (!*arg) {
@@ -281,11 +278,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->socket = arg;
 		break;
 	case OPT_WAIT_RUNTIME:
-		if (parse_duration_ns(arg, &a->wait_runtime_ns)) {
-			argp_error(state, "invalid duration '%s' (e.g. 500ms, "
-				   "10s, 2m)", arg);
+		if (gp_args_duration(state, "wait-runtime", arg,
+				     &a->wait_runtime_ns, true))
 			return EINVAL;
-		}
 		break;
 	case OPT_NO_DAEMON:
 		a->no_daemon = true;

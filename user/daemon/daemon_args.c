@@ -106,12 +106,9 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 		o->socket = arg;
 		break;
 	case 'm':
-		if (parse_duration_ns(arg, &o->max_hold_ns) ||
-		    !o->max_hold_ns) {
-			argp_error(state, "invalid duration '%s' (e.g. 500ms, "
-				   "10s, 2m)", arg);
+		if (gp_args_duration(state, "max-hold", arg, &o->max_hold_ns,
+				     false))
 			return EINVAL;
-		}
 		break;
 	case 'g':
 		if (!*arg) {
