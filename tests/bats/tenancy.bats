@@ -92,6 +92,21 @@ hold() {
 	grep -q '"type":"proc","pid":1,"class":"online"' <<<"$output"
 }
 
+@test "tenancy: a --group member cannot classify its own process online without --tenant-classify" {
+	as "$UA" sleep 300 &
+	TARGET=$!
+	daemon_bg --socket "$SOCK" --group "$GRP" --offline uid=0,comm=no-such-job
+	run -3 as "$UA" "$CTL" daemon --socket "$SOCK" --send "classify pid=$TARGET class=online"
+	[[ "$output" == *"may not use 'classify': tenants may only with --tenant-classify"* ]]
+	run -0 "$CTL" policy -j -s "$SOCK"
+	! grep -q "\"type\":\"proc\",\"pid\":$TARGET,\"class\":\"online\"" <<<"$output"
+	kill "$DPID"; wait "$DPID" 2>/dev/null || true
+	# the operator allows it: its own process, and only its own
+	daemon_bg --socket "$SOCK" --group "$GRP" --offline uid=0,comm=no-such-job --tenant-classify
+	run -0 as "$UA" "$CTL" daemon --socket "$SOCK" --send "classify pid=$TARGET class=online"
+	run -3 as "$UA" "$CTL" daemon --socket "$SOCK" --send "classify pid=1 class=online"
+}
+
 @test "tenancy: one tenant cannot take every connection; refusals logged" {
 	daemon_bg --socket "$SOCK" --group "$GRP"
 	hold "$UA" 12

@@ -29,8 +29,8 @@ static const struct argp_option daemon_options[] = {
 	  "0666 (0660 with --group); its directory apart from --socket's "
 	  "(default: off)", 0 },
 	{ "tenant-classify", OPT_TENANT_CLASSIFY, NULL, 0,
-	  "Also serve classify (of the peer's own processes) on the tenant "
-	  "socket", 0 },
+	  "Also serve classify (of the peer's own processes) to tenants: "
+	  "--group members and the tenant socket's peers", 0 },
 	{ "admin-cgroup", OPT_ADMIN_CGROUP, "PATH", 0,
 	  "Also admin: a uid-0 peer in another namespace whose cgroup v2 path "
 	  "(as /proc/PID/cgroup shows it to the daemon) is PATH or below it "

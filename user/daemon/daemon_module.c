@@ -272,11 +272,19 @@ int dmod_request(struct daemon *d, struct client *c, const char *line,
 		reply_err(c, &e);
 		return 1;
 	}
-	if (v->who == GP_WHO_TENANT_OPT && c->tenant_sock &&
+	/* Any tenant, not only the tenant socket's: a --group member on the
+	 * admin socket could otherwise classify its own process online and
+	 * take the GPU from every offline job with its busy. */
+	if (v->who == GP_WHO_TENANT_OPT && !c->admin &&
 	    !d->o->tenant_classify) {
-		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "'%s' is not allowed on the "
-			   "tenant socket: the daemon runs without "
-			   "--tenant-classify", v->name);
+		if (c->tenant_sock)
+			gp_err_set(&e, GP_EXIT_PRIV, EPERM, "'%s' is not allowed "
+				   "on the tenant socket: the daemon runs "
+				   "without --tenant-classify", v->name);
+		else
+			gp_err_set(&e, GP_EXIT_PRIV, EPERM, "uid %u may not use "
+				   "'%s': tenants may only with "
+				   "--tenant-classify", c->uid, v->name);
 		reply_err(c, &e);
 		return 1;
 	}

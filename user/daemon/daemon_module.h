@@ -28,8 +28,8 @@
  *                  others before the handler runs;
  *                  GP_WHO_TENANT is any client the socket lets in (the
  *                  handler checks which processes it may touch);
- *                  GP_WHO_TENANT_OPT the same, but the tenant socket
- *                  serves it only with --tenant-classify. On the tenant
+ *                  GP_WHO_TENANT_OPT the same, but served to a tenant
+ *                  (either socket) only with --tenant-classify. On the tenant
  *                  socket nobody is admin (daemon_tenant.c).
  *   options        argp: a child of the daemon's parser (and so of
  *                  --config), its input a block of opts_size bytes that
@@ -85,8 +85,8 @@ struct prom_buf;
 enum gp_who {
 	GP_WHO_TENANT,	/* any client the socket lets in */
 	GP_WHO_ADMIN,	/* the node's root only: the daemon refuses others */
-	GP_WHO_TENANT_OPT, /* as TENANT, but on the tenant socket only
-			    * where the operator allows (--tenant-classify) */
+	GP_WHO_TENANT_OPT, /* as TENANT, but for tenants only where the
+			    * operator allows (--tenant-classify) */
 };
 
 struct gp_verb {
