@@ -28,7 +28,7 @@ $(OUTPUT)/%.bpf.o: bench/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h | 
 ifneq ($(wildcard user/trace/output.c),)
 BENCH_FMT := -DBENCH_FORMAT
 BENCH_FMT_LIB := $(OUTPUT)/output.o $(OUTPUT)/json.o $(OUTPUT)/util.o \
-		 $(OUTPUT)/names.o $(OUTPUT)/outopts.o
+		 $(OUTPUT)/names.o $(OUTPUT)/outopts.o $(OUTPUT)/text.o
 endif
 
 $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) | $(OUTPUT)
