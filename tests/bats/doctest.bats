@@ -73,7 +73,7 @@ tree_with() { # file-content...
 }
 
 @test "docs/benchmarks.md's current table is bench/run.sh --current on the stored run" {
-	r=$TOP/bench/results/2026-11-22
+	r=$TOP/bench/results/2026-11-26
 	d=$W/bench
 	mkdir -p "$d"
 	zcat "$r/final-overhead.raw.gz" > "$d/overhead.raw"
