@@ -12,157 +12,23 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/types.h>
 
 #include "args.h"
 #include "ctl_bugreport.h"
+#include "ctl_bugreport_buf.h"
+#include "ctl_bugreport_sys.h"
 #include "ctl_tar.h"
 #include "exitcodes.h"
 #include "gpreempt.h"
 
 #define BR_DIR		"gpreempt-bugreport"
-#define BR_ITEM_MAX	(4u << 20)	/* bytes kept of one item */
-#define BR_CMD_MS	30000		/* a child's deadline */
-#define BR_MAX_ITEMS	(BR_TOPO_FILES + 32)
-
-static struct br_item {
-	char name[256];
-	struct br_buf b;
-} *items;
-static size_t n_items;
-struct br_buf br_cmdlines;	/* NUL-separated, for --redact */
-
-void br_printf(struct br_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char tmp[1024];
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		br_append(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n :
-			  sizeof(tmp) - 1);
-}
-
-void br_append(struct br_buf *b, const void *p, size_t n)
-{
-	char *q;
-
-	if (b->len + n > BR_ITEM_MAX)
-		n = BR_ITEM_MAX - b->len;
-	if (!n)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-
-		q = realloc(b->p, cap);
-		if (!q)
-			return;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-int br_file(struct br_buf *b, const char *path, size_t max)
-{
-	char tmp[4096];
-	size_t got = 0;
-	ssize_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	while (got < max && (n = read(fd, tmp, sizeof(tmp) < max - got ?
-				       sizeof(tmp) : max - got)) > 0) {
-		br_append(b, tmp, (size_t)n);
-		got += (size_t)n;
-	}
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
-size_t br_n_items(void)
-{
-	return n_items;
-}
-
-struct br_buf *br_item(const char *name)
-{
-	struct br_item *it;
-
-	if (n_items == BR_MAX_ITEMS || strlen(name) >= sizeof(it->name))
-		return NULL;
-	it = &items[n_items++];
-	memcpy(it->name, name, strlen(name) + 1);
-	return &it->b;
-}
-
-int br_run(struct br_buf *b, char *const argv[])
-{
-	struct timespec t0, t;
-	int p[2], st = 0, ms;
-	char tmp[4096];
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (!pid) {
-		int null = open("/dev/null", O_RDONLY);
-
-		dup2(null, 0);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(p[1]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct pollfd pf = { p[0], POLLIN, 0 };
-
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		ms = BR_CMD_MS - (int)((t.tv_sec - t0.tv_sec) * 1000 +
-				       (t.tv_nsec - t0.tv_nsec) / 1000000);
-		if (ms <= 0 || poll(&pf, 1, ms) <= 0) {
-			kill(pid, SIGKILL);
-			br_printf(b, "\n[killed after %d s]\n", BR_CMD_MS / 1000);
-			break;
-		}
-		n = read(p[0], tmp, sizeof(tmp));
-		if (n <= 0)
-			break;
-		br_append(b, tmp, (size_t)n);
-	}
-	close(p[0]);
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* One file NAME: "$ CMD" then its output and exit status. */
 static void cmd_item(const char *name, char *const argv[])
@@ -178,27 +44,6 @@ static void cmd_item(const char *name, char *const argv[])
 	br_printf(b, "\n");
 	rc = br_run(b, argv);
 	br_printf(b, "(exit %d)\n", rc);
-}
-
-/* Every whole command line from processes.txt, in every item. */
-static void redact_all(void)
-{
-	size_t i, off, n;
-	char *hit;
-
-	for (off = 0; off < br_cmdlines.len; off += n + 1) {
-		const char *c = br_cmdlines.p + off;
-
-		n = strlen(c);
-		if (n < 8)	/* too short to be told from other text */
-			continue;
-		for (i = 0; i < n_items; i++) {
-			struct br_buf *b = &items[i].b;
-
-			while (b->p && (hit = memmem(b->p, b->len, c, n)))
-				memset(hit, '*', n);
-		}
-	}
 }
 
 struct br_args {
@@ -311,15 +156,14 @@ int ctl_bugreport_main(int argc, char **argv)
 			 host, date);
 		a.out = out;
 	}
-	items = calloc(BR_MAX_ITEMS, sizeof(*items));
-	if (!items)
+	if (br_items_alloc())
 		return GP_EXIT_FAILURE;
 
 	man = br_item("MANIFEST");
 	cmd_item("check.txt", (char *const[]){ self, "check", NULL });
 	br_versions(self);
 	br_topology(BR_TOPOLOGY, "topology", 0);
-	if (!access(BR_TOPOLOGY, F_OK) && n_items < 4)
+	if (!access(BR_TOPOLOGY, F_OK) && br_n_items() < 4)
 		br_printf(br_item("topology.txt"), "%s unreadable\n", BR_TOPOLOGY);
 	else if (access(BR_TOPOLOGY, F_OK))
 		br_printf(br_item("topology.txt"), "no %s: amdgpu not loaded, or "
@@ -344,13 +188,13 @@ int ctl_bugreport_main(int argc, char **argv)
 	br_kernel_log();
 	br_processes(a.redact);
 	if (a.redact)
-		redact_all();
+		br_redact();
 	br_printf(man, "gpreempt-ctl bugreport, %s UTC, host %s, euid %d%s\n"
 		  "files:\n", date, host, (int)geteuid(),
 		  a.redact ? ", command lines redacted" : "");
-	for (i = 1; i < n_items; i++)
-		br_printf(man, "  %s (%zu bytes)\n", items[i].name,
-			  items[i].b.len);
+	for (i = 1; i < br_n_items(); i++)
+		br_printf(man, "  %s (%zu bytes)\n", br_item_name(i),
+			  br_item_buf(i)->len);
 
 	t = tar_open(a.out, now);
 	if (!t) {
@@ -359,12 +203,12 @@ int ctl_bugreport_main(int argc, char **argv)
 		return GP_EXIT_FAILURE;
 	}
 	err = tar_dir(t, BR_DIR);
-	for (i = 0; i < n_items && !err; i++) {
+	for (i = 0; i < br_n_items() && !err; i++) {
+		const struct br_buf *b = br_item_buf(i);
 		char name[300];
 
-		snprintf(name, sizeof(name), BR_DIR "/%s", items[i].name);
-		err = tar_file(t, name, items[i].b.p ? items[i].b.p : "",
-			       items[i].b.len);
+		snprintf(name, sizeof(name), BR_DIR "/%s", br_item_name(i));
+		err = tar_file(t, name, b->p ? b->p : "", b->len);
 	}
 	i = (size_t)tar_close(t);	/* always: it frees t */
 	if (!err)
@@ -372,7 +216,7 @@ int ctl_bugreport_main(int argc, char **argv)
 	if (!err) {
 		printf("%s\n", a.out);
 		fprintf(stderr, "gpreempt-ctl: wrote %s (%zu files%s); attach "
-			"it to your report\n", a.out, n_items,
+			"it to your report\n", a.out, br_n_items(),
 			a.redact ? ", command lines redacted" : "");
 	} else {
 		fprintf(stderr, "gpreempt-ctl: writing %s failed: %s (disk "
@@ -380,9 +224,6 @@ int ctl_bugreport_main(int argc, char **argv)
 			strerror(-err));
 		unlink(a.out);
 	}
-	for (i = 0; i < n_items; i++)
-		free(items[i].b.p);
-	free(items);
-	free(br_cmdlines.p);
+	br_items_free();
 	return err ? GP_EXIT_FAILURE : GP_EXIT_OK;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What `gpreempt-ctl bugreport` reads of the machine (ctl_bugreport.h):
+ * What `gpreempt-ctl bugreport` reads of the machine (ctl_bugreport_sys.h):
  * versions, the KFD topology, the pinned trace's histograms, the kernel
  * log's amdgpu/KFD lines and the KFD and gpreempt processes.
  */
@@ -16,7 +16,8 @@
 
 #include <bpf/bpf.h>
 
-#include "ctl_bugreport.h"
+#include "ctl_bugreport_buf.h"
+#include "ctl_bugreport_sys.h"
 #include "gpreempt.h"
 #include "hist.h"
 
