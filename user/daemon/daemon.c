@@ -21,6 +21,15 @@
 /* Poll timeout: the safety net for a SIGCHLD folded into another. */
 #define TICK_MS 1000
 
+/* The --metrics body: the daemon's families, then the modules'. */
+static void render_metrics(void *ctx, struct prom_buf *b)
+{
+	struct daemon *d = ctx;
+
+	daemon_metrics_render(d, b);
+	dmod_metrics(d, b);
+}
+
 /* Returns the signal that ended the loop. */
 static int loop(struct daemon *d)
 {
@@ -115,7 +124,7 @@ static int loop(struct daemon *d)
 		if ((p[tl].revents & POLLIN) && p[tl].fd == d->tlfd)
 			client_accept(d, d->tlfd, true);
 		mhttp_service(&d->http, p + n, nm, monotonic_ns(),
-			      daemon_metrics_render, d);
+			      render_metrics, d);
 		targets_arm_watchdog(d);
 	}
 }

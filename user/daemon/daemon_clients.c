@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The daemon's connections: accept with the peer's credentials, read
- * request lines, queue and flush replies without ever blocking
- * (daemon_int.h).
+ * request lines, flush the replies daemon_reply.c queued without ever
+ * blocking (daemon_int.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,66 +15,8 @@
 #include "exitcodes.h"
 #include "util.h"
 
-/* A client that does not read its replies is dropped past this. */
-#define CLIENT_MAX_OUT (1024 * 1024)
 /* Supplementary groups looked at for --group (SO_PEERGROUPS). */
 #define MAX_PEER_GROUPS 256
-
-static int out_append(struct client *c, const char *s, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (c->out_len + n > CLIENT_MAX_OUT)
-		return -1;
-	if (c->out_len + n > c->out_cap) {
-		cap = c->out_cap ? c->out_cap : 4096;
-		while (cap < c->out_len + n)
-			cap *= 2;
-		p = realloc(c->out, cap);
-		if (!p)
-			return -1;
-		c->out = p;
-		c->out_cap = cap;
-	}
-	memcpy(c->out + c->out_len, s, n);
-	c->out_len += n;
-	return 0;
-}
-
-/* Queue one formatted line (n from a proto_format_*: <0 never here). */
-void reply_line(struct client *c, const char *buf, int n)
-{
-	if (n < 0 || out_append(c, buf, n))
-		c->closing = true;
-}
-
-void reply_linef(struct client *c, const char *fmt, ...)
-{
-	char buf[PROTO_MAX_LINE];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	reply_line(c, buf, n < (int)sizeof(buf) ? n : -1);
-}
-
-void reply_err(struct client *c, const struct gp_err *e)
-{
-	char buf[512];
-
-	dm_error(e->exit);
-	reply_line(c, buf, proto_format_err(buf, sizeof(buf), e));
-}
-
-void reply_ok(struct client *c)
-{
-	char buf[8];
-
-	reply_line(c, buf, proto_format_ok(buf, sizeof(buf)));
-}
 
 void client_close(struct daemon *d, uint32_t i)
 {
@@ -141,6 +83,7 @@ void client_accept(struct daemon *d, int lfd, bool tenant)
 	socklen_t len = sizeof(uc);
 	struct client *c;
 	struct gp_err e = {};
+	uint32_t evict;
 	int fd;
 
 	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -169,9 +112,11 @@ void client_accept(struct daemon *d, int lfd, bool tenant)
 			   d->has_group ? d->o->group : "",
 			   d->has_group ? " or join the group" : "");
 		c->closing = true;
-	} else if (peer_admit(d, c, &e)) {
+	} else if (peer_admit(d, c, &evict, &e)) {
 		dm_clients_rejected();
 		c->closing = true;
+	} else if (evict < d->n_c) {
+		client_close(d, evict);
 	}
 	if (c->closing) {
 		/* answer once, whatever the request, and hang up */

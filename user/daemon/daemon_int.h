@@ -111,7 +111,8 @@ uint64_t dlog_dropped(void);
 /* daemon_reload.c: SIGHUP. */
 void daemon_reload(struct daemon *d);
 
-/* daemon_metrics.c: hooks (no-ops until started), the endpoint's body. */
+/* daemon_metrics.c: hooks (no-ops until started), the endpoint's body
+ * (the daemon's own families; daemon.c adds the modules'). */
 void daemon_metrics_start(void);
 void dm_request(int verb);
 void dm_error(int exit_code);
@@ -147,8 +148,11 @@ void peer_identify(const struct daemon *d, int fd, const struct ucred *uc,
 /* May tenant c act on pid, given its namespace? 0 or -EPERM (uids are
  * the caller's check). */
 int peer_may_act(const struct client *c, pid_t pid);
-/* Room for c in the connection table: 0, or -1 with e (logged). */
-int peer_admit(struct daemon *d, const struct client *c, struct gp_err *e);
+/* Room for c in the connection table: 0, or -1 with e (logged). At 0,
+ * *evict is the index of an idle connection to close first (an admin in
+ * a full table), d->n_c for none. */
+int peer_admit(struct daemon *d, const struct client *c, uint32_t *evict,
+	       struct gp_err *e);
 
 /*
  * daemon_module.c: every registered module, called in turn (see
@@ -201,7 +205,8 @@ void client_close(struct daemon *d, uint32_t i);
 void client_event(struct daemon *d, uint32_t i, short revents);
 /* Close connections that made no progress for idle_ns. */
 void clients_expire(struct daemon *d, uint64_t now);
-/* Queue reply lines; a client past its limit is closed. */
+
+/* daemon_reply.c: queue reply lines; a client past its limit is closed. */
 void reply_line(struct client *c, const char *buf, int n);
 /* A formatted info line (up to PROTO_MAX_LINE; longer closes c). */
 void reply_linef(struct client *c, const char *fmt, ...)

@@ -2,8 +2,9 @@
 /*
  * The daemon's side of its metrics (metrics.h): the hooks its files call
  * (one line at each site; no-ops until daemon_metrics_start()) and the
- * --metrics endpoint's render callback. One daemon per process, so the
- * counters are this file's, not threaded through every call.
+ * --metrics endpoint's render of the daemon's own families (daemon.c
+ * adds the modules'). One daemon per process, so the counters are this
+ * file's, not threaded through every call.
  */
 #include <stdio.h>
 #include <time.h>
@@ -82,5 +83,4 @@ void daemon_metrics_render(void *ctx, struct prom_buf *b)
 	metrics.sessions_held = d->n_t;
 	metrics_render(&metrics, monotonic_ns(), b);
 	dlimit_render(b);
-	dmod_metrics(d, b);	/* the modules' families */
 }

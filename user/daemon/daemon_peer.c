@@ -135,9 +135,10 @@ static uint32_t tenants(const struct daemon *d)
 
 /*
  * Room for an admin in a full table: the connection idle the longest
- * that neither waits for a suspend nor has a busy open is closed.
+ * that neither waits for a suspend nor has a busy open, into *evict for
+ * the caller to close (it owns the table: daemon_clients.c).
  */
-static bool make_room(struct daemon *d)
+static bool make_room(struct daemon *d, uint32_t *evict)
 {
 	uint32_t i, best = d->n_c;
 
@@ -154,13 +155,15 @@ static bool make_room(struct daemon *d)
 	dlimit(GP_LIMIT_EVICTED, "closed the idle connection of pid %d "
 		   "uid %u: the table is full and an admin connects",
 		   d->c[best]->pid, d->c[best]->uid);
-	client_close(d, best);
+	*evict = best;
 	return true;
 }
 
-int peer_admit(struct daemon *d, const struct client *c, struct gp_err *e)
+int peer_admit(struct daemon *d, const struct client *c, uint32_t *evict,
+	       struct gp_err *e)
 {
-	if (c->admin && d->n_c == DAEMON_MAX_CLIENTS && !make_room(d)) {
+	*evict = d->n_c;
+	if (c->admin && d->n_c == DAEMON_MAX_CLIENTS && !make_room(d, evict)) {
 		dlimit(GP_LIMIT_CLIENTS, "refused admin pid %d: %d "
 			   "connections, none idle", c->pid,
 			   DAEMON_MAX_CLIENTS);
