@@ -1,55 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The daemon's arbiter: the process table, the KFD scan that finds
- * offline processes as they appear, and the policy's actions carried out
- * on warm sessions (arbiter.h). The socket verbs are in arbiter_req.c.
+ * The daemon's arbiter: start and stop, the KFD scan that finds
+ * processes as they appear and go, the queue watcher's poll and the
+ * tick (arbiter.h). Below it: the process table (arbiter_core.c), class
+ * changes (arbiter_procs.c), the per-GPU actions (arbiter_gpus.c); the
+ * socket verbs are in arbiter_req.c.
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "arbiter_int.h"
 #include "hist.h"
 #include "names.h"
 #include "offjob.h"
-#include "text.h"
 #include "util.h"
 
 static struct arbiter arb_storage;
-
-/*
- * Every decision is logged with its cause, and the log stays bounded: at
- * most ARB_LOG_PER_SEC lines a second, then one line saying how many were
- * dropped (the counters in `gpreempt-ctl policy` keep the totals).
- */
-void alog(struct arbiter *a, const char *fmt, ...)
-{
-	uint64_t now = monotonic_ns();
-	char buf[512];
-	va_list ap;
-
-	if (now - a->log_sec >= NSEC_PER_SEC) {
-		if (a->log_dropped)
-			dlog("arbiter: %llu log lines dropped in the last "
-			     "second (at most %d/s; totals: gpreempt-ctl "
-			     "policy)", (unsigned long long)a->log_dropped,
-			     ARB_LOG_PER_SEC);
-		a->log_sec = now;
-		a->log_n = a->log_dropped = 0;
-	}
-	if (a->log_n++ >= ARB_LOG_PER_SEC) {
-		a->log_dropped++;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	dlog("arbiter: %s", buf);
-}
 
 int arbiter_start(struct daemon *d, struct gp_err *e)
 {
@@ -72,7 +41,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	if (arbg_start(a))
 		return gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "arbiter: no "
 				  "memory for the per-GPU policy");
-	daemon_module_set_data(d, &arbiter_module, a);
+	arb_set(d, a);
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
 	snprintf(det, sizeof(det), "%s%s%s", o->detect_notify ? ",notify" : "",
@@ -89,34 +58,6 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	arbq_start(d);
 	arbl_start(d);
 	return 0;
-}
-
-/* Said at start and reload: what a process may claim of itself. */
-void arb_warn_spoofable(struct arbiter *a)
-{
-	const struct gp_sel *on = gp_classifier_spoofable(&a->cls,
-							  GP_CLASS_ONLINE);
-	const struct gp_sel *off = gp_classifier_spoofable(&a->cls,
-							   GP_CLASS_OFFLINE);
-
-	if (on)
-		alog(a, "--online %s is spoofable (comm "
-			"and cmdline are the process's own to choose; "
-			"--allow-spoofable): any local user can make a process "
-			"online", on->spec);
-	if (off)
-		alog(a, "--offline %s is spoofable (--allow-spoofable): a "
-			"job can leave offline by renaming itself; add uid= or "
-			"cgroup= (e.g. uid=1001,%s)", off->spec, off->spec);
-}
-
-const char *arb_spoofable(const struct arbiter *a)
-{
-	bool on = gp_classifier_spoofable(&a->cls, GP_CLASS_ONLINE);
-	bool off = gp_classifier_spoofable(&a->cls, GP_CLASS_OFFLINE);
-
-	return on && off ? "online,offline" : on ? "online" :
-	       off ? "offline" : "none";
 }
 
 void arbiter_stop(struct daemon *d)
@@ -136,37 +77,7 @@ void arbiter_stop(struct daemon *d)
 	for (i = 0; i < a->n; i++)
 		if (a->p[i].pidfd >= 0)
 			close(a->p[i].pidfd);
-	daemon_module_set_data(d, &arbiter_module, NULL);
-}
-
-struct arb_proc *arb_find(struct arbiter *a, int pid)
-{
-	int i;
-
-	for (i = 0; i < a->n; i++)
-		if (a->p[i].pid == pid)
-			return &a->p[i];
-	return NULL;
-}
-
-struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
-			 enum gp_pclass cls)
-{
-	struct arb_proc *p;
-
-	if (a->n == ARB_MAX_PROCS)
-		return NULL;
-	p = &a->p[a->n++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pd->pid;
-	p->uid = pd->uid;
-	p->cls = cls;
-	/* shown only (log, replies, metrics): a process names itself, so
-	 * no control character may reach a terminal or the wire */
-	gp_text_safe(p->comm, sizeof(p->comm), pd->comm, sizeof(pd->comm));
-	/* Exit is seen on the pidfd, never confused with a reused pid. */
-	p->pidfd = syscall(SYS_pidfd_open, pd->pid, 0);
-	return p;
+	arb_set(d, NULL);
 }
 
 static void arb_remove(struct arbiter *a, struct arb_proc *p)
@@ -176,69 +87,6 @@ static void arb_remove(struct arbiter *a, struct arb_proc *p)
 	*p = a->p[--a->n];
 }
 
-/*
- * Carries out the decisions: the per-GPU policy's (gpolicy.c, in either
- * scope), each one KFD ioctl on a warm session (arbiter_gpus.c). The node
- * machine (a->pol) keeps only the busy sources: it has no offline member
- * and so never acts.
- */
-void arb_apply(struct daemon *d)
-{
-	struct arbiter *a = arb_of(d);
-
-	a->act.n = 0;
-	if (a->g)
-		arbg_apply(d);
-}
-
-/* An offline process joins: warm session now, then the policy. */
-void arb_offline_join(struct daemon *d, struct arb_proc *p)
-{
-	struct arbiter *a = arb_of(d);
-	struct gp_err e = {};
-	uint64_t now = monotonic_ns();
-
-	bool had = target_find(d, p->pid) != NULL;
-
-	if (now < p->retry_at)
-		return;
-	if (!target_get(d, p->pid, 0, false, &e)) {	/* the daemon's own: no quota */
-		/* No runtime yet, or refused: try again later, quietly. */
-		if (!p->retry_at)
-			alog(a, "offline pid %d (%s): cannot attach yet: "
-			     "%s", p->pid, p->comm, e.msg);
-		p->retry_at = now + NSEC_PER_SEC;
-		return;
-	}
-	p->joined = true;
-	p->own_session = !had;
-	if (a->g)
-		arbg_attached(d, p);
-	alog(a, "offline pid %d (%s) attached%s", p->pid, p->comm,
-	     a->g && a->gact->n ? ", online busy: suspending" : "");
-	arb_apply(d);
-}
-
-/* A process leaves its class (exit or classify). */
-void arb_leave(struct daemon *d, struct arb_proc *p, const char *why)
-{
-	struct arbiter *a = arb_of(d);
-	uint64_t now = monotonic_ns();
-
-	if (p->cls == GP_CLASS_OFFLINE && p->joined) {
-		if (a->g)
-			gp_gpolicy_offline_gone(a->g, now, p->pid, a->gact);
-		p->joined = false;
-	} else if (p->cls == GP_CLASS_ONLINE) {
-		gp_policy_online_gone(&a->pol, now, p->pid, &a->act);
-		if (a->g)
-			gp_gpolicy_online_gone(a->g, now, p->pid, a->gact);
-	}
-	alog(a, "%s pid %d (%s) %s", gp_pclass_name(p->cls), p->pid,
-	     p->comm, why);
-	arb_apply(d);
-}
-
 static bool exited(const struct arb_proc *p)
 {
 	struct pollfd f = { p->pidfd, POLLIN, 0 };
@@ -246,84 +94,6 @@ static bool exited(const struct arb_proc *p)
 	if (p->pidfd < 0)
 		return kill(p->pid, 0) && errno == ESRCH;
 	return poll(&f, 1, 0) > 0;
-}
-
-/* Moves p to class cls: the policy first, then the session. */
-bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
-		   bool conflict, const char *why)
-{
-	struct arbiter *a = arb_of(d);
-	enum gp_pclass was = p->cls;
-	struct target *t;
-	char msg[96];
-
-	p->conflict = conflict;
-	if (was == cls)
-		return false;
-	snprintf(msg, sizeof(msg), "%s: now %s", why, gp_pclass_name(cls));
-	if (was != GP_CLASS_NONE)
-		arb_leave(d, p, msg);	/* resumes it / ends its busy */
-	if (was == GP_CLASS_OFFLINE && p->own_session &&
-	    (t = target_find(d, p->pid))) {
-		p->own_session = false;
-		alog(a, "pid %d (%s): detaching the arbiter's session", p->pid,
-		     p->comm);
-		target_drop(d, t);
-	}
-	if (was == GP_CLASS_ONLINE && gp_qwatch_remove_pid(&a->qw, p->pid))
-		alog(a, "pid %d (%s): its queues are no longer watched",
-		     p->pid, p->comm);
-	p->cls = cls;
-	if (cls == GP_CLASS_OFFLINE) {
-		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
-		p->retry_at = 0;
-		arb_offline_join(d, p);
-	} else if (was == GP_CLASS_NONE) {
-		alog(a, "pid %d (%s) %s", p->pid, p->comm, msg);
-	}
-	return true;
-}
-
-/* A KFD process not seen before, described: classify it. */
-void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd)
-{
-	struct arbiter *a = arb_of(d);
-	enum gp_pclass cls;
-	struct arb_proc *p;
-	char err[512];
-
-	if (gp_classify(&a->cls, pd, &cls, err, sizeof(err))) {
-		/* Logged once: the entry stays, class none. */
-		p = arb_add(a, pd, GP_CLASS_NONE);
-		if (p)
-			p->conflict = true;
-		alog(a, "%s: left alone", err);
-		return;
-	}
-	p = arb_add(a, pd, cls);
-	if (!p)
-		return;
-	if (cls != GP_CLASS_NONE)
-		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pd->pid,
-		     p->comm);
-}
-
-/* The same, described now, on the loop (a tracer's queue creator); a
- * pid whose /proc files hung before is not read again. */
-void arb_discover(struct daemon *d, int pid)
-{
-	struct gp_proc_desc pd;
-
-	if (pid == getpid() || arb_stuck_find(arb_of(d), pid) ||
-	    gp_proc_describe("/proc", pid, &pd))
-		return;
-	arb_discover_desc(d, &pd);
-}
-
-/* KFD's per-process sysfs folder (a fixture tree in tests). */
-const char *arb_kfd_proc_dir(const struct arbiter *a)
-{
-	return a->o->kfd_proc_dir ? a->o->kfd_proc_dir : KFD_SYSFS_PROC;
 }
 
 static void arb_scan(struct daemon *d)

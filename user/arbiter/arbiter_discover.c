@@ -153,3 +153,39 @@ void arb_discover_stop(struct arbiter *a)
 			close(a->stuck[i].pidfd);
 	a->n_stuck = 0;
 }
+
+/* A KFD process not seen before, described: classify it. */
+void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd)
+{
+	struct arbiter *a = arb_of(d);
+	enum gp_pclass cls;
+	struct arb_proc *p;
+	char err[512];
+
+	if (gp_classify(&a->cls, pd, &cls, err, sizeof(err))) {
+		/* Logged once: the entry stays, class none. */
+		p = arb_add(a, pd, GP_CLASS_NONE);
+		if (p)
+			p->conflict = true;
+		alog(a, "%s: left alone", err);
+		return;
+	}
+	p = arb_add(a, pd, cls);
+	if (!p)
+		return;
+	if (cls != GP_CLASS_NONE)
+		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pd->pid,
+		     p->comm);
+}
+
+/* The same, described now, on the loop (a tracer's queue creator); a
+ * pid whose /proc files hung before is not read again. */
+void arb_discover(struct daemon *d, int pid)
+{
+	struct gp_proc_desc pd;
+
+	if (pid == getpid() || arb_stuck_find(arb_of(d), pid) ||
+	    gp_proc_describe("/proc", pid, &pd))
+		return;
+	arb_discover_desc(d, &pd);
+}

@@ -282,3 +282,18 @@ bool arbg_held(const struct gp_gproc *p)
 			return true;
 	return false;
 }
+
+/*
+ * Carries out the decisions: the per-GPU policy's (gpolicy.c, in either
+ * scope), each one KFD ioctl on a warm session (arbiter_gpus.c). The node
+ * machine (a->pol) keeps only the busy sources: it has no offline member
+ * and so never acts.
+ */
+void arb_apply(struct daemon *d)
+{
+	struct arbiter *a = arb_of(d);
+
+	a->act.n = 0;
+	if (a->g)
+		arbg_apply(d);
+}

@@ -69,6 +69,11 @@ static inline struct arbiter *arb_of(const struct daemon *d)
 	return daemon_module_data(d, &arbiter_module);
 }
 
+static inline void arb_set(struct daemon *d, struct arbiter *a)
+{
+	daemon_module_set_data(d, &arbiter_module, a);
+}
+
 static inline struct arbiter_opts *arb_opts(const struct daemon *d)
 {
 	return daemon_module_opts(d, &arbiter_module);
@@ -78,6 +83,7 @@ static inline struct arbiter_opts *arb_opts(const struct daemon *d)
 void arbiter_verb(struct daemon *d, struct client *c, const char *line,
 		  size_t len);
 
+/* arbiter_core.c: the process table and the log. */
 #define ARB_LOG_PER_SEC 50
 void alog(struct arbiter *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -89,11 +95,11 @@ struct arb_proc *arb_find(struct arbiter *a, int pid);
 bool arb_shows(struct arbiter *a, const struct client *c, int pid);
 struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 			 enum gp_pclass cls);
-void arb_apply(struct daemon *d);
 /* Classes with a selector a process can match by itself (select.h):
  * "none", "online", "offline", "online,offline"; warned at start. */
 const char *arb_spoofable(const struct arbiter *a);
 void arb_warn_spoofable(struct arbiter *a);
+/* arbiter_procs.c: class changes. */
 void arb_offline_join(struct daemon *d, struct arb_proc *p);
 void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
 /*
@@ -104,9 +110,6 @@ void arb_leave(struct daemon *d, struct arb_proc *p, const char *why);
  */
 bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 		   bool conflict, const char *why);
-void arb_discover(struct daemon *d, int pid);
-/* A described process not seen before: classified and added. */
-void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
 
 /*
  * arbiter_discover.c: the scan's new pids described off the loop. A tick
@@ -119,6 +122,11 @@ void arb_discover_tick(struct daemon *d, const int *pids, int n,
 		       uint64_t now);
 const struct arb_stuck *arb_stuck_find(const struct arbiter *a, int pid);
 void arb_discover_stop(struct arbiter *a);
+/* A pid described now, on the loop (a tracer's queue creator; not a
+ * stuck one), and a described process not seen before: classified and
+ * added. */
+void arb_discover(struct daemon *d, int pid);
+void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
 
 /* arbiter_launch.c: --detect launch. */
 void arbl_start(struct daemon *d);
@@ -156,6 +164,8 @@ void arbg_event(struct daemon *d, const struct gp_event *e);
 int arbg_edge(struct arbiter *a, uint64_t src, int pid, const uint32_t *gpus,
 	      int ngpus, bool busy);
 void arbg_apply(struct daemon *d);
+/* Carry out the decisions: the per-GPU policy's, on warm sessions. */
+void arb_apply(struct daemon *d);
 /* The node-wide numbers, derived from a->g (a->pol when it is NULL). */
 const struct gp_policy *arbg_view(struct arbiter *a, uint64_t now);
 struct gp_gproc;

@@ -25,13 +25,6 @@ static int may_name(const struct client *c, int pid, uid_t uid,
 			  what, pid, uid);
 }
 
-bool arb_shows(struct arbiter *a, const struct client *c, int pid)
-{
-	const struct arb_proc *p = arb_find(a, pid);
-
-	return c->admin || (p && p->uid == c->uid && !peer_may_act(c, pid));
-}
-
 /* A pid whose /proc files hung is not read again on the loop. */
 static bool stuck(struct arbiter *a, int pid, struct gp_err *e)
 {
