@@ -4,8 +4,10 @@
  * stamp, "busy", wait for the daemon's "ok" (sent after the SUSPEND ioctl
  * of every offline process), stamp; then "idle". Prints
  *	BENCH arb K I BUSY_RTT_NS IDLE_RTT_NS
+ * With GPU_ID, busy and idle name that KFD gpu_id (per-GPU arbitration:
+ * bench/guest-arbiter.sh's 8-GPU part).
  * Built from gp_notify.c, the client servers embed.
- *	arb-lat SOCKET N K [PAUSE_US]
+ *	arb-lat SOCKET N K [PAUSE_US [GPU_ID]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +27,19 @@ static unsigned long long now_ns(void)
 int main(int argc, char **argv)
 {
 	unsigned long long t0, t1, t2;
-	int fd, i, n, k, pause_us, r;
+	int fd, i, n, k, pause_us, r, ng;
+	unsigned int gpu;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: arb-lat SOCKET N K [PAUSE_US]\n");
+		fprintf(stderr, "usage: arb-lat SOCKET N K [PAUSE_US "
+			"[GPU_ID]]\n");
 		return 2;
 	}
 	n = atoi(argv[2]);
 	k = atoi(argv[3]);
 	pause_us = argc > 4 ? atoi(argv[4]) : 1000;
+	gpu = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
+	ng = gpu ? 1 : 0;	/* 0: every GPU of the caller (gp_notify.h) */
 	fd = gp_notify_open(argv[1]);
 	if (fd < 0) {
 		fprintf(stderr, "arb-lat: cannot connect to %s\n", argv[1]);
@@ -41,7 +47,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		t0 = now_ns();
-		r = gp_notify_busy(fd);
+		r = gp_notify_busy_gpus(fd, &gpu, ng);
 		t1 = now_ns();
 		if (r) {
 			fprintf(stderr, "arb-lat: busy: %d\n", r);
@@ -49,7 +55,7 @@ int main(int argc, char **argv)
 		}
 		usleep(pause_us);
 		t2 = now_ns();
-		r = gp_notify_idle(fd);
+		r = gp_notify_idle_gpus(fd, &gpu, ng);
 		if (r) {
 			fprintf(stderr, "arb-lat: idle: %d\n", r);
 			return 1;

@@ -5,7 +5,11 @@
 # with K = 1, 4, 16 offline processes, and on the host with no offline
 # process (socket + policy path only: no KFD here). Reports p50/p99 of the
 # busy round trip (the daemon answers after the last SUSPEND ioctl) and
-# the daemon's own busy-to-SUSPEND-issued histogram. First, on the host:
+# the daemon's own busy-to-SUSPEND-issued histogram. Then, in the same
+# boot, 1, 8 and 64 offline processes over 8 GPUs (stand-in placement,
+# bench/guest-arbiter.sh): busy on one GPU -> the last SUSPEND ioctl
+# returned, and SUSPEND ioctls per toggle, at --scope node (the baseline)
+# and --scope gpu, with gpu/node ratios. First, on the host:
 # the queue watcher's CPU cost per poll for 1, 16 and 128 queues of one
 # process (bench/qwatch-cost), as a share of one CPU at --poll 200us.
 #	bench/arbiter.sh [--quick]        (BENCH_ARB_N rounds, default 300)
@@ -75,5 +79,23 @@ for k in 1 4 16; do
 	grep "^BENCH pol $k .*\"trigger_to_suspend\"" "$OUT/arb-vm.raw" |
 		sed "s/^BENCH pol $k //" |
 		jq -r --arg k "$k" '"# daemon, \($k) offline: busy -> SUSPEND issued, mean \(if .count > 0 then (.sum_ns / .count / 1000 | floor) else 0 end) us over \(.count) ioctls"' || true
+done
+# 8 GPUs: busy on GPU 10001 -> ok (sent after the last SUSPEND ioctl
+# returned), node scope (baseline) against gpu scope, same boot.
+echo "# 8 GPUs (stand-in placement), busy on one GPU -> last SUSPEND returned"
+printf '%-4s %-5s %10s %10s %14s\n' K scope "p50 us" "p99 us" "ioctls/toggle"
+for k in 1 8 64; do
+	for sc in node gpu; do
+		read -r p50 p99 < <(awk -v k=$k -v s=$sc '$2 == "garb" && $3 == s && $4 == k { print $6 }' \
+			"$OUT/arb-vm.raw" | pct)
+		read -r io < <(awk -v k=$k -v s=$sc '$2 == "gioctl" && $3 == s && $4 == k && $6 > 0 {
+			printf "%.2f\n", $5 / $6 }' "$OUT/arb-vm.raw")
+		printf '%-4s %-5s %10s %10s %14s\n' "$k" "$sc" "$p50" "$p99" "${io:--}"
+		eval "p50_$sc=\$p50 io_$sc=\${io:-0}"
+	done
+	# shellcheck disable=SC2154 # set by the eval above
+	awk -v k=$k -v pn="$p50_node" -v pg="$p50_gpu" -v in="$io_node" -v ig="$io_gpu" 'BEGIN {
+		if (pn + 0 > 0 && pg + 0 > 0 && ig + 0 > 0)
+			printf "# K=%s gpu/node: latency p50 %.2fx, ioctls %.2fx\n", k, pg / pn, ig / in }'
 done
 grep "^BENCH info" "$OUT/arb-vm.raw" | sed 's/^BENCH info /# guest: /' || true

@@ -30,8 +30,8 @@
 #                 hipLaunchKernel call, probed and for a not-online
 #                 process mapping the same file, against unprobed (host)
 #       arbiter   notify "busy" -> every offline process suspended
-#                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4
-#                 in the shared boot, 10 rounds each)
+#                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4,
+#                 and 1, 8 over 8 GPUs, in the shared boot, 10 rounds each)
 # --quick runs each part with tiny loops (one VM boot, ~2-3 minutes in all)
 # and prints TAP ("ok N - bench ...") asserting only that it ran and that
 # the numbers are sane; never a timing threshold. Raw output lands in
@@ -171,7 +171,7 @@ vm_boot() { # part...
 			else
 				append="$append gpb.n=${BENCH_CTL_N:-1000} gpb.oneshot=${BENCH_ONESHOT:-1000}"
 			fi ;;
-		arbiter) append="$append gpb.arbn=10 gpb.ks=1,4" ;;
+		arbiter) append="$append gpb.arbn=10 gpb.ks=1,4 gpb.gks=1,8" ;;
 		imm)
 			# the embeddable probe, static for the guest
 			if make -s -f bench/bench.mk STATIC=1 OUTPUT="$OUT/vmbuild" \
@@ -429,8 +429,9 @@ ctl_check() { # raw
 	done
 }
 
-# Arbiter quick mode (guest-arbiter.sh, K = 1 and 4): every offline
-# process attached, and every busy round trip answered.
+# Arbiter quick mode (guest-arbiter.sh, K = 1 and 4; over 8 GPUs K = 1
+# and 8): every offline process attached, and every busy round trip
+# answered.
 arbiter_check() { # raw
 	local raw=$1 k n
 	for k in 1 4; do
@@ -441,6 +442,21 @@ arbiter_check() { # raw
 			tap fail "arbiter quick: $k offline attached, busy round trips" \
 				"$(grep "^BENCH info K=$k" "$raw"), $n round trips"
 		fi
+	done
+	# 8 GPUs (stand-in placement): both scopes ran, every busy answered,
+	# and SUSPEND ioctls were counted (numbers present; no timing).
+	for k in 1 8; do
+		for sc in node gpu; do
+			n=$(awk -v k=$k -v s=$sc '$2 == "garb" && $3 == s && $4 == k && $6 > 0' "$raw" | wc -l)
+			if grep -q "^BENCH info gpus K=$k scope=$sc offline attached: $k\$" "$raw" &&
+			   [ "$n" -ge 10 ] &&
+			   awk -v k=$k -v s=$sc '$2 == "gioctl" && $3 == s && $4 == k && $5 > 0 { ok = 1 } END { exit !ok }' "$raw"; then
+				tap ok "arbiter quick: 8 GPUs, $k offline, --scope $sc: $n busy round trips, ioctls counted"
+			else
+				tap fail "arbiter quick: 8 GPUs, $k offline, --scope $sc" \
+					"$(grep "^BENCH info gpus K=$k scope=$sc" "$raw"), $n round trips; $(grep "^BENCH gioctl $sc $k " "$raw")"
+			fi
+		done
 	done
 }
 

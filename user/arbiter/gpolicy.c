@@ -6,28 +6,14 @@
  * each machine holds suspended, and after each one the unit's processes
  * get what changed for them: one RESUME and/or one SUSPEND naming exactly
  * the queue ids whose wanted state flipped.
+ * This file: the machines, the shadow and the edges; offline membership
+ * and placement are gpolicy_units.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "gpolicy.h"
-
-/* Per slot: units attached, and units the machine holds suspended. */
-struct shadow {
-	uint64_t attached, held;
-};
-
-struct gp_gpolicy_priv {
-	struct gp_gpolicy pub;
-	struct shadow sh[GP_GP_MAX_GPUS];
-	bool unit_used[GP_GP_MAX_PROCS];
-};
-
-static struct gp_gpolicy_priv *priv(const struct gp_gpolicy *g)
-{
-	return (struct gp_gpolicy_priv *)g;
-}
+#include "gpolicy_int.h"
 
 struct gp_gpolicy *gp_gpolicy_new(const struct gp_policy_cfg *c,
 				  enum gp_scope scope, enum gp_gang gang,
@@ -87,13 +73,25 @@ static int slot_idx(struct gp_gpolicy *g, uint32_t gpu, bool create)
 	return g->nslot++;
 }
 
-static int attach(struct gp_gpolicy *g, int s, int u,
-		  struct gp_gactions *out);
+/* Makes unit u a member of slot s's machine (once). */
+int gpg_attach(struct gp_gpolicy *g, int s, int u, struct gp_gactions *out)
+{
+	struct shadow *sh = &priv(g)->sh[s];
+	int r;
+
+	if (sh->attached & (1ull << u))
+		return 0;
+	r = gp_policy_offline_attached(&g->slot[s]->p, g->now, g->unit[u].id,
+				       &g->tmp);
+	if (!r)
+		sh->attached |= 1ull << u;
+	gpg_collect(g, s, out);
+	return r;
+}
 
 /* Slot of gpu, made if new; a new GPU's machine takes every unit not
  * placed yet (it may be on that GPU too). */
-static int slot_get(struct gp_gpolicy *g, uint32_t gpu,
-		    struct gp_gactions *out)
+int gpg_slot_get(struct gp_gpolicy *g, uint32_t gpu, struct gp_gactions *out)
 {
 	int n = g->nslot, s = slot_idx(g, gpu, true);
 
@@ -101,7 +99,7 @@ static int slot_get(struct gp_gpolicy *g, uint32_t gpu,
 		return s;
 	for (int u = 0; u < GP_GP_MAX_PROCS; u++)
 		if (priv(g)->unit_used[u] && !g->unit[u].placed)
-			attach(g, s, u, out);
+			gpg_attach(g, s, u, out);
 	return s;
 }
 
@@ -113,7 +111,7 @@ static int unit_by_id(const struct gp_gpolicy *g, int id)
 	return -1;
 }
 
-static struct gp_gproc *proc_of(struct gp_gpolicy *g, int pid)
+struct gp_gproc *gpg_proc_of(struct gp_gpolicy *g, int pid)
 {
 	for (int i = 0; i < g->nproc; i++)
 		if (g->proc[i].pid == pid)
@@ -148,8 +146,8 @@ static bool queue_wanted(struct gp_gpolicy *g, const struct gp_gproc *p,
 	return s >= 0 && (priv(g)->sh[s].held & (1ull << p->unit));
 }
 
-static void push(struct gp_gpolicy *g, struct gp_gactions *out,
-		 struct gp_gaction *a)
+void gpg_push(struct gp_gpolicy *g, struct gp_gactions *out,
+	      struct gp_gaction *a)
 {
 	if (a->op == GP_POP_SUSPEND)
 		g->suspend_ioctls++;
@@ -161,8 +159,8 @@ static void push(struct gp_gpolicy *g, struct gp_gactions *out,
 }
 
 /* Emits what changed for one process: RESUME first, then SUSPEND. */
-static void sync_proc(struct gp_gpolicy *g, struct gp_gproc *p,
-		      struct gp_gactions *out)
+void gpg_sync_proc(struct gp_gpolicy *g, struct gp_gproc *p,
+		   struct gp_gactions *out)
 {
 	struct gp_gaction r = { .op = GP_POP_RESUME, .pid = p->pid },
 			  s = { .op = GP_POP_SUSPEND, .pid = p->pid };
@@ -202,11 +200,11 @@ static void sync_proc(struct gp_gpolicy *g, struct gp_gproc *p,
 					   GP_CAUSE_ATTACHED;
 	if (r.nids || r.all) {
 		p->resume_ioctls++;
-		push(g, out, &r);
+		gpg_push(g, out, &r);
 	}
 	if (s.nids || s.all) {
 		p->suspend_ioctls++;
-		push(g, out, &s);
+		gpg_push(g, out, &s);
 	}
 }
 
@@ -214,11 +212,11 @@ static void sync_unit(struct gp_gpolicy *g, int u, struct gp_gactions *out)
 {
 	for (int i = 0; i < g->nproc; i++)
 		if (g->proc[i].unit == u)
-			sync_proc(g, &g->proc[i], out);
+			gpg_sync_proc(g, &g->proc[i], out);
 }
 
 /* Replays slot s's scratch actions onto the shadow, in order. */
-static void collect(struct gp_gpolicy *g, int s, struct gp_gactions *out)
+void gpg_collect(struct gp_gpolicy *g, int s, struct gp_gactions *out)
 {
 	struct shadow *sh = &priv(g)->sh[s];
 
@@ -240,21 +238,20 @@ static void collect(struct gp_gpolicy *g, int s, struct gp_gactions *out)
 	g->tmp.n = 0;
 }
 
-static void tick_all(struct gp_gpolicy *g, uint64_t now,
-		     struct gp_gactions *out)
+void gpg_tick_all(struct gp_gpolicy *g, uint64_t now, struct gp_gactions *out)
 {
 	if (now > g->now)
 		g->now = now;
 	for (int s = 0; s < g->nslot; s++) {
 		gp_policy_tick(&g->slot[s]->p, g->now, &g->tmp);
-		collect(g, s, out);
+		gpg_collect(g, s, out);
 	}
 }
 
 void gp_gpolicy_tick(struct gp_gpolicy *g, uint64_t now,
 		     struct gp_gactions *out)
 {
-	tick_all(g, now, out);
+	gpg_tick_all(g, now, out);
 }
 
 uint64_t gp_gpolicy_next_deadline(const struct gp_gpolicy *g)
@@ -279,7 +276,7 @@ static int slots_of(struct gp_gpolicy *g, const uint32_t *gpus, int ngpus,
 	/* No GPU known: the machine of "no GPU known yet" (gpu_id 0), so
 	 * processes not placed yet are held on a busy without a GPU. */
 	if (g->scope == GP_SCOPE_GPU && ngpus < 0 && !g->nslot && create) {
-		int s = slot_get(g, GP_GP_NODE, out);
+		int s = gpg_slot_get(g, GP_GP_NODE, out);
 
 		if (s < 0)
 			return s;
@@ -290,7 +287,7 @@ static int slots_of(struct gp_gpolicy *g, const uint32_t *gpus, int ngpus,
 		return n;
 	}
 	for (int i = 0; i < ngpus; i++) {
-		int s = create ? slot_get(g, gpus[i], out) :
+		int s = create ? gpg_slot_get(g, gpus[i], out) :
 				 slot_idx(g, gpus[i], false), j;
 
 		if (s < 0) {
@@ -313,7 +310,7 @@ static int edge(struct gp_gpolicy *g, uint64_t now, uint64_t src, int pid,
 {
 	int idx[GP_GP_MAX_GPUS], n, r = 0, done = 0;
 
-	tick_all(g, now, out);
+	gpg_tick_all(g, now, out);
 	/* busy creates the machine of a GPU seen first; idle never does */
 	n = slots_of(g, gpus, ngpus, busy, idx, out);
 	if (n < 0)
@@ -327,7 +324,7 @@ static int edge(struct gp_gpolicy *g, uint64_t now, uint64_t src, int pid,
 			r = e;
 		else
 			done++;
-		collect(g, idx[i], out);
+		gpg_collect(g, idx[i], out);
 	}
 	if (!busy)	/* an idle some machine took is an idle */
 		return done ? 0 : -EALREADY;
@@ -352,328 +349,30 @@ void gp_gpolicy_reconfigure(struct gp_gpolicy *g, uint64_t now,
 			    const struct gp_policy_cfg *c,
 			    struct gp_gactions *out)
 {
-	tick_all(g, now, out);
+	gpg_tick_all(g, now, out);
 	g->cfg = *c;	/* machines made later start with it too */
 	for (int s = 0; s < g->nslot; s++) {
 		gp_policy_reconfigure(&g->slot[s]->p, g->now, c, &g->tmp);
-		collect(g, s, out);
+		gpg_collect(g, s, out);
 	}
 }
 
 void gp_gpolicy_source_closed(struct gp_gpolicy *g, uint64_t now,
 			      uint64_t src, struct gp_gactions *out)
 {
-	tick_all(g, now, out);
+	gpg_tick_all(g, now, out);
 	for (int s = 0; s < g->nslot; s++) {
 		gp_policy_source_closed(&g->slot[s]->p, g->now, src, &g->tmp);
-		collect(g, s, out);
+		gpg_collect(g, s, out);
 	}
 }
 
 void gp_gpolicy_online_gone(struct gp_gpolicy *g, uint64_t now, int pid,
 			    struct gp_gactions *out)
 {
-	tick_all(g, now, out);
+	gpg_tick_all(g, now, out);
 	for (int s = 0; s < g->nslot; s++) {
 		gp_policy_online_gone(&g->slot[s]->p, g->now, pid, &g->tmp);
-		collect(g, s, out);
+		gpg_collect(g, s, out);
 	}
-}
-
-/* Makes unit u a member of slot s's machine (once). */
-static int attach(struct gp_gpolicy *g, int s, int u,
-		  struct gp_gactions *out)
-{
-	struct shadow *sh = &priv(g)->sh[s];
-	int r;
-
-	if (sh->attached & (1ull << u))
-		return 0;
-	r = gp_policy_offline_attached(&g->slot[s]->p, g->now, g->unit[u].id,
-				       &g->tmp);
-	if (!r)
-		sh->attached |= 1ull << u;
-	collect(g, s, out);
-	return r;
-}
-
-static int unit_for(struct gp_gpolicy *g, int pid, uint64_t key)
-{
-	struct gp_gpolicy_priv *p = priv(g);
-	int i, free_i = -1;
-
-	if (g->gang == GP_GANG_NONE)
-		key = 0;
-	for (i = 0; i < GP_GP_MAX_PROCS; i++) {
-		if (!p->unit_used[i]) {
-			if (free_i < 0)
-				free_i = i;
-			continue;
-		}
-		if (key && g->unit[i].key == key)
-			return i;
-	}
-	if (free_i < 0)
-		return -ENOSPC;
-	p->unit_used[free_i] = true;
-	/* A lone process is named by its pid (node scope then emits what
-	 * the single-GPU arbiter did); a gang by a negative handle. */
-	g->unit[free_i] = (struct gp_gunit){
-		.id = key ? -(++g->next_gang) : pid, .key = key,
-	};
-	g->nunit++;
-	return free_i;
-}
-
-int gp_gpolicy_offline_attached(struct gp_gpolicy *g, uint64_t now, int pid,
-				uint64_t gang_key, struct gp_gactions *out)
-{
-	struct gp_gproc *p;
-	int u, r = 0;
-
-	tick_all(g, now, out);
-	if (proc_of(g, pid))
-		return -EEXIST;
-	if (g->nproc == GP_GP_MAX_PROCS)
-		return -ENOSPC;
-	u = unit_for(g, pid, gang_key);
-	if (u < 0)
-		return u;
-	p = &g->proc[g->nproc++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->unit = u;
-	g->unit[u].members++;
-	if (g->scope == GP_SCOPE_NODE)
-		r = attach(g, 0, u, out);
-	else if (!g->unit[u].placed)	/* may be on any GPU: on each */
-		for (int s = 0; s < g->nslot; s++)
-			attach(g, s, u, out);
-	/* A gang already held: its new member joins the suspension. */
-	sync_proc(g, p, out);
-	return r;
-}
-
-/* Unit u leaves slot s's machine (which resumes it there if held). */
-static void leave_slot(struct gp_gpolicy *g, int s, int u,
-		       struct gp_gactions *out)
-{
-	struct shadow *sh = &priv(g)->sh[s];
-
-	if (!(sh->attached & (1ull << u)))
-		return;
-	gp_policy_offline_gone(&g->slot[s]->p, g->now, g->unit[u].id,
-			       &g->tmp);
-	collect(g, s, out);
-	sh->attached &= ~(1ull << u);
-	sh->held &= ~(1ull << u);
-}
-
-static bool unit_has_queue_on(const struct gp_gpolicy *g, int u,
-			      uint32_t gpu)
-{
-	for (int i = 0; i < g->nproc; i++)
-		for (int k = 0; g->proc[i].unit == u && k < g->proc[i].nq; k++)
-			if (g->proc[i].q[k].gpu_id == gpu)
-				return true;
-	return false;
-}
-
-/* u's first queue is known: it leaves the GPUs it has none on. */
-static void place_unit(struct gp_gpolicy *g, int u, struct gp_gactions *out)
-{
-	g->unit[u].placed = true;
-	for (int s = 0; s < g->nslot; s++)
-		if (!unit_has_queue_on(g, u, g->slot[s]->gpu_id))
-			leave_slot(g, s, u, out);
-}
-
-int gp_gpolicy_queue(struct gp_gpolicy *g, uint64_t now, int pid,
-		     const struct gp_qplace *q, struct gp_gactions *out)
-{
-	struct gp_gproc *p;
-	int i, s;
-
-	tick_all(g, now, out);
-	p = proc_of(g, pid);
-	if (!p)
-		return -ENOENT;
-	for (i = 0; i < p->nq && p->q[i].queue_id != q->queue_id; i++)
-		;
-	if (i == p->nq) {
-		if (p->nq == GP_GP_MAX_QUEUES)
-			return -ENOSPC;
-		p->q[p->nq++] = *q;
-		p->q[i].suspended = false;
-	} else {
-		/* A queue id is the process's: the newest report wins. */
-		p->q[i].gpu_id = q->gpu_id;
-		p->q[i].type = q->type;
-	}
-	if (g->scope == GP_SCOPE_GPU) {
-		if (!g->unit[p->unit].placed)
-			place_unit(g, p->unit, out);
-		s = slot_get(g, q->gpu_id, out);
-		if (s < 0)
-			return s;
-		attach(g, s, p->unit, out);
-	}
-	/* A queue created on a GPU where its process is held: suspend it. */
-	sync_proc(g, p, out);
-	return 0;
-}
-
-void gp_gpolicy_queue_gone(struct gp_gpolicy *g, uint64_t now, int pid,
-			   uint32_t queue_id, struct gp_gactions *out)
-{
-	struct gp_gproc *p;
-
-	tick_all(g, now, out);
-	p = proc_of(g, pid);
-	if (!p)
-		return;
-	for (int i = 0; i < p->nq; i++)
-		if (p->q[i].queue_id == queue_id) {
-			p->q[i] = p->q[--p->nq];
-			break;
-		}
-}
-
-static void detach_unit(struct gp_gpolicy *g, int u, struct gp_gactions *out)
-{
-	struct gp_gpolicy_priv *pv = priv(g);
-
-	for (int s = 0; s < g->nslot; s++)
-		leave_slot(g, s, u, out);
-	pv->unit_used[u] = false;
-	g->nunit--;
-}
-
-void gp_gpolicy_offline_gone(struct gp_gpolicy *g, uint64_t now, int pid,
-			     struct gp_gactions *out)
-{
-	struct gp_gproc *p;
-	int u;
-
-	tick_all(g, now, out);
-	p = proc_of(g, pid);
-	if (!p)
-		return;
-	u = p->unit;
-	if (--g->unit[u].members == 0) {
-		/* The machines resume it (cause detach) on their way out. */
-		detach_unit(g, u, out);
-	} else {
-		struct gp_gaction r = { .op = GP_POP_RESUME, .pid = pid,
-					.cause = GP_CAUSE_DETACH,
-					.all = p->whole };
-
-		for (int i = 0; i < p->nq; i++)
-			if (p->q[i].suspended)
-				r.ids[r.nids++] = p->q[i].queue_id;
-		if (r.nids || r.all)
-			push(g, out, &r);
-	}
-	*p = g->proc[--g->nproc];
-}
-
-void gp_gpolicy_failed(struct gp_gpolicy *g, uint64_t now, int pid,
-		       enum gp_pop op)
-{
-	struct gp_gpolicy_priv *pv = priv(g);
-	struct gp_gproc *p = proc_of(g, pid);
-
-	if (!p)
-		return;
-	/* The process runs everywhere now (a failed resume ends the
-	 * session, which resumes it in the kernel). */
-	for (int i = 0; i < p->nq; i++)
-		p->q[i].suspended = false;
-	p->whole = false;
-	for (int s = 0; s < g->nslot; s++) {
-		if (!(pv->sh[s].held & (1ull << p->unit)) &&
-		    op == GP_POP_SUSPEND)
-			continue;
-		gp_policy_failed(&g->slot[s]->p, now, g->unit[p->unit].id, op);
-		if (op == GP_POP_SUSPEND && g->unit[p->unit].members == 1)
-			pv->sh[s].held &= ~(1ull << p->unit);
-	}
-}
-
-void gp_gpolicy_released(struct gp_gpolicy *g, uint64_t now, int pid)
-{
-	struct gp_gpolicy_priv *pv = priv(g);
-	struct gp_gproc *p = proc_of(g, pid);
-
-	if (!p)
-		return;
-	for (int i = 0; i < p->nq; i++)
-		p->q[i].suspended = false;
-	p->whole = false;
-	for (int s = 0; s < g->nslot; s++) {
-		if (!(pv->sh[s].held & (1ull << p->unit)))
-			continue;
-		gp_policy_offline_released(&g->slot[s]->p, now,
-					   g->unit[p->unit].id);
-		if (g->unit[p->unit].members == 1)
-			pv->sh[s].held &= ~(1ull << p->unit);
-	}
-}
-
-const struct gp_gslot *gp_gpolicy_slot(const struct gp_gpolicy *g,
-				       uint32_t gpu_id)
-{
-	for (int i = 0; i < g->nslot; i++)
-		if (g->slot[i]->gpu_id == gpu_id)
-			return g->slot[i];
-	return NULL;
-}
-
-const struct gp_gproc *gp_gpolicy_proc(const struct gp_gpolicy *g, int pid)
-{
-	return proc_of((struct gp_gpolicy *)g, pid);
-}
-
-int gp_gpolicy_suspended_on(const struct gp_gpolicy *g, int pid,
-			    uint32_t gpu_id)
-{
-	const struct gp_gproc *p = gp_gpolicy_proc(g, pid);
-	int n = 0;
-
-	for (int i = 0; p && i < p->nq; i++)
-		n += p->q[i].gpu_id == gpu_id && p->q[i].suspended;
-	return n;
-}
-
-const char *gp_scope_name(enum gp_scope s)
-{
-	return s == GP_SCOPE_NODE ? "node" : "gpu";
-}
-
-const char *gp_gang_name(enum gp_gang k)
-{
-	static const char *const n[] = { "none", "pgid", "cgroup" };
-
-	return k <= GP_GANG_CGROUP ? n[k] : "?";
-}
-
-int gp_scope_parse(const char *s, enum gp_scope *out)
-{
-	if (!strcmp(s, "gpu"))
-		*out = GP_SCOPE_GPU;
-	else if (!strcmp(s, "node"))
-		*out = GP_SCOPE_NODE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-int gp_gang_parse(const char *s, enum gp_gang *out)
-{
-	for (int k = GP_GANG_NONE; k <= GP_GANG_CGROUP; k++)
-		if (!strcmp(s, gp_gang_name(k))) {
-			*out = k;
-			return 0;
-		}
-	return -EINVAL;
 }

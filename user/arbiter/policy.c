@@ -4,36 +4,6 @@
 #include <string.h>
 
 #include "policy.h"
-#include "util.h"
-
-void gp_policy_cfg_default(struct gp_policy_cfg *c)
-{
-	memset(c, 0, sizeof(*c));
-	/* 2 ms: longer than the gap between two requests of one burst of a
-	 * serving loop, far below the 50 ms online latency goal (issue 10). */
-	c->resume_after_ns = 2 * NSEC_PER_MSEC;
-	c->window_ns = NSEC_PER_SEC;
-	c->busy_max_ns = GP_POLICY_BUSY_MAX_NS;
-}
-
-int gp_policy_cfg_check(const struct gp_policy_cfg *c, char *err, size_t len)
-{
-	if (c->min_offline_share > 100) {
-		snprintf(err, len, "--min-offline-share %u is outside 0..100",
-			 c->min_offline_share);
-		return -EINVAL;
-	}
-	if (!c->window_ns) {
-		snprintf(err, len, "--window must be longer than 0");
-		return -EINVAL;
-	}
-	if (c->min_offline_share && c->window_ns < 100 * NSEC_PER_USEC) {
-		snprintf(err, len, "--window shorter than 100us cannot give "
-			 "offline a share: a suspend costs more than that");
-		return -EINVAL;
-	}
-	return 0;
-}
 
 void gp_policy_init(struct gp_policy *p, const struct gp_policy_cfg *c,
 		    uint64_t now)
@@ -326,11 +296,6 @@ void gp_policy_reconfigure(struct gp_policy *p, uint64_t now,
 	advance(p, now, out);
 }
 
-bool gp_policy_online_busy(const struct gp_policy *p)
-{
-	return p->n_busy > 0;
-}
-
 static struct gp_pbusy *find_busy(struct gp_policy *p, uint64_t src, int pid)
 {
 	int i;
@@ -484,16 +449,6 @@ int gp_policy_offline_released(struct gp_policy *p, uint64_t now, int pid)
 	return 0;
 }
 
-bool gp_policy_offline_suspended(const struct gp_policy *p, int pid)
-{
-	int i;
-
-	for (i = 0; i < p->n_off; i++)
-		if (p->off[i].pid == pid)
-			return p->off[i].suspended;
-	return false;
-}
-
 void gp_policy_failed(struct gp_policy *p, uint64_t now, int pid,
 		      enum gp_pop op)
 {
@@ -509,24 +464,4 @@ void gp_policy_failed(struct gp_policy *p, uint64_t now, int pid,
 		/* No retry before the next window: a bounded retry rate. */
 		o->held_out = true;
 	}
-}
-
-double gp_policy_suspended_fraction(const struct gp_policy *p, int pid,
-				    uint64_t now, uint64_t *susp_ns)
-{
-	const struct gp_poffline *o = NULL;
-	uint64_t s, life;
-	int i;
-
-	for (i = 0; i < p->n_off; i++)
-		if (p->off[i].pid == pid)
-			o = &p->off[i];
-	if (!o)
-		return -1;
-	s = o->suspended_ns + (o->suspended && now > o->since ?
-			       now - o->since : 0);
-	if (susp_ns)
-		*susp_ns = s;
-	life = now > o->attached_at ? now - o->attached_at : 0;
-	return life ? (double)s / life : 0;
 }

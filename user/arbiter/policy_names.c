@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Names of the policy's states, actions and causes, for logs and output. */
+/* Names of the policy's states, actions, causes, scopes and gangs, for
+ * logs and output, and the parsers of --scope and --gang. */
+#include <errno.h>
+#include <string.h>
+
+#include "gpolicy.h"
 #include "policy.h"
 
 const char *gp_pcause_name(enum gp_pcause c)
@@ -28,4 +33,37 @@ const char *gp_pstate_name(enum gp_pstate s)
 	case GP_PS_BUDGET: return "budget";
 	}
 	return "?";
+}
+
+const char *gp_scope_name(enum gp_scope s)
+{
+	return s == GP_SCOPE_NODE ? "node" : "gpu";
+}
+
+const char *gp_gang_name(enum gp_gang k)
+{
+	static const char *const n[] = { "none", "pgid", "cgroup" };
+
+	return k <= GP_GANG_CGROUP ? n[k] : "?";
+}
+
+int gp_scope_parse(const char *s, enum gp_scope *out)
+{
+	if (!strcmp(s, "gpu"))
+		*out = GP_SCOPE_GPU;
+	else if (!strcmp(s, "node"))
+		*out = GP_SCOPE_NODE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int gp_gang_parse(const char *s, enum gp_gang *out)
+{
+	for (int k = GP_GANG_NONE; k <= GP_GANG_CGROUP; k++)
+		if (!strcmp(s, gp_gang_name(k))) {
+			*out = k;
+			return 0;
+		}
+	return -EINVAL;
 }
