@@ -16,6 +16,9 @@
 # libraries into the guest (benchmarks use it for bpftrace).
 # VM_EXTRA_TESTS=DIR adds DIR/*.sh to the guest tests (the harness's own
 # self-test injects deliberate failures this way).
+# VM_HIP=1 attaches the HIP disk (scripts/hipdisk.sh: trixie's libamdhip64
+# and hip-launch in the guest); a test file asks for it with the line
+# "# gp-disk: hip", a run/demo script by running hip-launch.
 #
 # Limits follow progress, not the clock (docs/development.md, "Timeouts"):
 # under TCG on a shared host a healthy guest can take several times its
@@ -72,7 +75,7 @@ build() {
 }
 
 # The HIP disk (scripts/hipdisk.sh) only when a selected test file says
-# "# gp-disk: hip" (or VM_HIP=1). Without the cached HIP root it is not
+# "# gp-disk: hip", a run/demo script runs hip-launch, or VM_HIP=1. Without the cached HIP root it is not
 # attached: those tests then fail in the guest, saying why.
 selected_tests() {
 	local t g
@@ -91,7 +94,8 @@ if [ "$mode" = test ]; then
 else
 	wanted=("$script")
 fi
-if [ "${VM_HIP:-0}" = 1 ] || scripts/hipdisk.sh needs "${wanted[@]}"; then
+if [ "${VM_HIP:-0}" = 1 ] || scripts/hipdisk.sh needs "${wanted[@]}" ||
+   { [ "$mode" != test ] && grep -q -w hip-launch "$script"; }; then
 	HIPDISK=$(scripts/hipdisk.sh path) || HIPDISK=
 fi
 
