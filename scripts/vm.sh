@@ -16,6 +16,9 @@
 # libraries into the guest (benchmarks use it for bpftrace).
 # VM_EXTRA_TESTS=DIR adds DIR/*.sh to the guest tests (the harness's own
 # self-test injects deliberate failures this way).
+# VM_HIP=1 attaches the HIP disk (scripts/hipdisk.sh: trixie's libamdhip64
+# and hip-launch in the guest); a test file asks for it with the line
+# "# gp-disk: hip", a run/demo script by running hip-launch.
 #
 # Limits follow progress, not the clock (docs/development.md, "Timeouts"):
 # under TCG on a shared host a healthy guest can take several times its
@@ -66,20 +69,65 @@ build() {
 	make -s STATIC=1 OUTPUT="$OUT" BINDIR="$OUT/bin" \
 		"$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
 		"$OUT/kfd-exerciser" "$OUT/tests/detect-run" >&2
-	rm -f "$OUT/rocr-probe"
+	rm -f "$OUT/rocr-probe" "$OUT/hip-launch"
 	[ -z "$ROCR" ] || scripts/rocr.sh build "$OUT" >&2
+	[ -z "$HIPDISK" ] || scripts/rocr.sh build-hip "$OUT" >&2
 }
+
+# The HIP disk (scripts/hipdisk.sh) only when a selected test file says
+# "# gp-disk: hip", a run/demo script runs hip-launch, or VM_HIP=1. Without the cached HIP root it is not
+# attached: those tests then fail in the guest, saying why.
+selected_tests() {
+	local t g
+	for t in tests/vm/[0-9]*.sh ${VM_EXTRA_TESTS:+"$VM_EXTRA_TESTS"/*.sh}; do
+		[ -f "$t" ] || continue
+		[ ${#globs[@]} -gt 0 ] || { echo "$t"; continue; }
+		for g in "${globs[@]}"; do
+			# shellcheck disable=SC2254
+			case $(basename "$t") in $g) echo "$t"; break ;; esac
+		done
+	done
+}
+HIPDISK=
+if [ "$mode" = test ]; then
+	mapfile -t wanted < <(selected_tests)
+else
+	wanted=("$script")
+fi
+if [ "${VM_HIP:-0}" = 1 ] || scripts/hipdisk.sh needs "${wanted[@]}" ||
+   { [ "$mode" != test ] && grep -q -w hip-launch "$script"; }; then
+	HIPDISK=$(scripts/hipdisk.sh path) || HIPDISK=
+fi
 
 # Debian trixie's ROCm runtime (scripts/rocr.sh), cached by setup.sh. A
 # missing runtime is not a reason to skip: the guest's 5*-rocr tests see
 # no runtime and fail, saying why.
 ROCR=$(scripts/rocr.sh path root 2>/dev/null) || ROCR=
 
+# MODULE...'s closure into STAGE, decompressed, in insmod order (a list
+# in STAGE/gp/LIST).
+add_modules() { # root kver stage list module...
+	local root=$1 kver=$2 stage=$3 list=$4 m rel
+	shift 4
+	# -a: without it, names after the first are module parameters
+	for m in $(modprobe -d "$root" -S "$kver" --show-depends -a "$@" |
+		   awk '$1 == "insmod" && !seen[$2]++ { print $2 }'); do
+		rel=${m#"$root"/}
+		mkdir -p "$stage/$(dirname "$rel")"
+		case $m in
+		*.xz) xz -dc "$m" > "$stage/${rel%.xz}"; rel=${rel%.xz} ;;
+		*.zst) zstd -qdc "$m" > "$stage/${rel%.zst}"; rel=${rel%.zst} ;;
+		*) cp "$m" "$stage/$rel" ;;
+		esac
+		echo "/$rel" >> "$stage/gp/$list"
+	done
+}
+
 # Per-kernel part of the initramfs, cached: busybox and the amdgpu module
 # closure, decompressed on the host (busybox would do it under TCG, ~2 s
 # slower), with the insmod order kmod computes from modules.dep.
 base_cpio() { # slot -> path
-	local slot=$1 root kver cpio stage m rel
+	local slot=$1 root kver cpio stage
 	root=$(scripts/kernels.sh path "$slot" root)
 	kver=$(scripts/kernels.sh path "$slot" kver)
 	cpio=$CACHE/kernels/$slot/base.cpio
@@ -90,22 +138,32 @@ base_cpio() { # slot -> path
 	stage=$(mktemp -d)
 	mkdir -p "$stage"/{bin,sbin,dev,proc,sys,tmp,run,gp} "$stage/lib/modules/$kver"
 	cp /bin/busybox "$stage/bin/busybox"
-	for m in $(modprobe -d "$root" -S "$kver" --show-depends amdgpu |
-		   awk '$1 == "insmod" { print $2 }'); do
-		rel=${m#"$root"/}
-		mkdir -p "$stage/$(dirname "$rel")"
-		case $m in
-		*.xz) xz -dc "$m" > "$stage/${rel%.xz}"; rel=${rel%.xz} ;;
-		*.zst) zstd -qdc "$m" > "$stage/${rel%.zst}"; rel=${rel%.zst} ;;
-		*) cp "$m" "$stage/$rel" ;;
-		esac
-		echo "/$rel" >> "$stage/gp/modules.order"
-	done
+	add_modules "$root" "$kver" "$stage" modules.order amdgpu
 	[ -s "$stage/gp/modules.order" ] || die "kernel $slot: no amdgpu module closure"
 	chmod 0755 "$stage"	# mktemp's 0700 would lock non-root guest users out
 	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio.tmp"
 	mv "$cpio.tmp" "$cpio"
 	rm -rf "$stage"
+	echo "$cpio"
+}
+
+# The HIP disk's modules (virtio_blk, ext4), an archive of their own
+# appended only when the disk is attached; cached per kernel build.
+disk_cpio() { # slot -> path
+	local slot=$1 root kver cpio stage
+	root=$(scripts/kernels.sh path "$slot" root)
+	kver=$(scripts/kernels.sh path "$slot" kver)
+	cpio=$CACHE/kernels/$slot/disk-$kver.cpio
+	if [ ! -s "$cpio" ]; then
+		stage=$(mktemp -d)
+		mkdir -p "$stage/gp"
+		add_modules "$root" "$kver" "$stage" modules.disk virtio_blk ext4
+		[ -s "$stage/gp/modules.disk" ] || die "kernel $slot: no virtio_blk/ext4 modules"
+		chmod 0755 "$stage"
+		(cd "$stage" && find . | cpio -o -H newc --quiet) > "$stage.cpio"
+		mv "$stage.cpio" "$cpio"
+		rm -rf "$stage"
+	fi
 	echo "$cpio"
 }
 
@@ -151,6 +209,7 @@ overlay_cpio() { # out
 	install -m 0755 tests/vm/init.sh "$stage/init"
 	cp "$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
 	   "$OUT/kfd-exerciser" "$OUT/tests/detect-run" "$stage/gp/bin/"
+	[ -z "$HIPDISK" ] || cp "$OUT/hip-launch" "$stage/gp/bin/"
 	install -m 0755 scripts/watchdog.sh "$stage/gp/bin/gp-watchdog.sh"
 	cp tests/vm/*.sh "$stage/gp/tests/vm/"
 	if [ -n "${VM_EXTRA_TESTS:-}" ]; then
@@ -175,7 +234,13 @@ boot() { # slot run-dir demo(0|1)
 	local slot=$1 run=$2 demo=$3 vmlinuz base wd
 	vmlinuz=$(scripts/kernels.sh path "$slot" vmlinuz)
 	base=$(base_cpio "$slot")
-	cat "$base" "$run/overlay.cpio" > "$run/initrd.cpio"
+	local disk=()
+	if [ -n "$HIPDISK" ]; then
+		cat "$base" "$(disk_cpio "$slot")" "$run/overlay.cpio" > "$run/initrd.cpio"
+		disk=(-drive "file=$HIPDISK,if=virtio,format=raw,readonly=on")
+	else
+		cat "$base" "$run/overlay.cpio" > "$run/initrd.cpio"
+	fi
 	local tests=${globs[*]:-}
 	: > "$run/results"
 	: > "$run/console"
@@ -183,13 +248,13 @@ boot() { # slot run-dir demo(0|1)
 	# IO-APIC timer and panic at boot.
 	local append="console=ttyS0 panic=-1 quiet loglevel=3 no_timer_check"
 	append="$append gp.kernel=$slot gp.mode=$mode gp.tests=${tests// /,}"
-	append="$append gp.silence=$VM_TEST_SILENCE"
+	append="$append gp.silence=$VM_TEST_SILENCE gp.hip=${HIPDISK:+1}"
 	scripts/watchdog.sh -s "$VM_SILENCE" -m "$VM_TIMEOUT" \
 		-f "$run/console" -f "$run/results" -- \
 		qemu-system-x86_64 -accel tcg -m 2G -smp 2 \
 		-nodefaults -display none -no-reboot -net none \
 		-serial "file:$run/console" -serial "file:$run/results" \
-		-kernel "$vmlinuz" -initrd "$run/initrd.cpio" \
+		-kernel "$vmlinuz" -initrd "$run/initrd.cpio" "${disk[@]}" \
 		-append "$append ${VM_APPEND:-}" \
 		</dev/null 2> "$run/watchdog" &
 	wd=$!

@@ -161,3 +161,58 @@ fixture() { # pid file
 	[[ "$output" == *"unknown signal 'bogus' (use notify, queues, launch"* ]]
 	[ ! -e "$W/x.sock" ]
 }
+
+# kfdq PID QID GPU: a KFD sysfs queue directory (the kernel's layout:
+# proc/PID/queues/QID/{gpuid,type,size}) in the --kfd-proc stand-in
+kfdq() {
+	mkdir -p "$W/kfd/$1/queues/$2"
+	echo "$3" > "$W/kfd/$1/queues/$2/gpuid"
+	echo 1 > "$W/kfd/$1/queues/$2/type"
+	echo 1048576 > "$W/kfd/$1/queues/$2/size"
+}
+
+# gpu_busy ID: the busy periods the policy's gpu ID line shows (0 if none)
+gpu_busy() {
+	"$CTL" daemon -s "$SOCK" --send policy |
+		sed -n "s/^gpu gpu_id=$1 .* busy_periods=\([0-9]*\) .*/\1/p" |
+		grep . || echo 0
+}
+
+@test "daemon --detect launch --scope gpu: a launch edge is busy on the process's queues' GPUs, on every GPU when it has none" {
+	CTL=${GP_BIN:-$TOP/.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	SOCK=$W/arb.sock
+	# one launch per round (see above); the last round never starts
+	hip a -f launch -n 1 -k 2
+	hip b -f launch -n 1 -k 2
+	hip c -f launch -n 1 -k 2
+	# STAND-IN: KFD's sysfs process folders (no KFD here); the
+	# processes, their libraries and the uprobes are real. a's queue is on
+	# GPU 10001, b's on 10002, c has none.
+	kfdq "$(pid_of a)" 0 10001
+	kfdq "$(pid_of b)" 0 10002
+	mkdir -p "$W/kfd/$(pid_of c)"
+	"$CTL" daemon -s "$SOCK" --ready "$W/d.ready" -v --kfd-proc "$W/kfd" \
+		--online uid=0,cmdline=hip-launch --scope gpu \
+		--detect launch --launch-grace 1s 2> "$W/d.log" &
+	PIDS+=($!)
+	wait_for "$W/d.ready"
+	for p in a b c; do
+		wait_for "$W/d.log" "launches of pid $(pid_of "$p"): 13 probes in"
+	done
+	go a
+	wait_for "$W/d.log" "launches of pid $(pid_of a): idle (no launch for --launch-grace)"
+	[ "$(gpu_busy 10001)" -eq 1 ]
+	[ "$(gpu_busy 10002)" -eq 0 ]
+	go b
+	wait_for "$W/d.log" "launches of pid $(pid_of b): idle (no launch for --launch-grace)"
+	[ "$(gpu_busy 10001)" -eq 1 ]
+	[ "$(gpu_busy 10002)" -eq 1 ]
+	# no queue known: every GPU the policy knows
+	go c
+	wait_for "$W/d.log" "launches of pid $(pid_of c): idle (no launch for --launch-grace)"
+	cat "$W/d.log"
+	"$CTL" daemon -s "$SOCK" --send policy
+	[ "$(gpu_busy 10001)" -eq 2 ]
+	[ "$(gpu_busy 10002)" -eq 2 ]
+}

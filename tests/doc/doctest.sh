@@ -107,6 +107,8 @@ if grep -q ' vm ' "$work/list" && [ $vm = 1 ]; then
 	g=$work/vmtests/99-doc.sh
 	{
 		echo '. /gp/tests/vm/lib.sh'
+		# blocks that run a HIP program need the HIP disk (scripts/hipdisk.sh)
+		if grep -q -w hip-launch "$work"/vm/*; then echo '# gp-disk: hip'; fi
 		echo 'mkdir -p /tmp/doc-wd'
 		# Each block is a session of its own; what it leaves running is
 		# ended before the next one starts.

@@ -25,6 +25,7 @@ for arg in $(cat /proc/cmdline); do
 	gp.mode=*) GP_MODE=${arg#gp.mode=} ;;
 	gp.tests=*) GP_TESTS=${arg#gp.tests=} ;;
 	gp.silence=*) GP_SILENCE=${arg#gp.silence=} ;;
+	gp.hip=*) GP_HIP=${arg#gp.hip=} ;;
 	esac
 done
 export GP_RESULTS=/dev/ttyS1
@@ -36,6 +37,28 @@ done < /gp/modules.order
 t1=$(cut -d' ' -f1 /proc/uptime)
 [ "$GP_MODE" = test ] && tag="GPINFO " || tag="== "
 echo "$tag$(uname -r): amdgpu closure loaded in $(awk "BEGIN{print $t1-$t0}") s (guest uptime $t1 s)" > $GP_RESULTS
+
+# The HIP disk (scripts/hipdisk.sh), when attached: trixie's libamdhip64
+# root, read-only at /hip, its libraries linked beside the ROCr root's so
+# a HIP program finds them at trixie's own paths, unchanged.
+if [ "$GP_HIP" = 1 ]; then
+	while read -r m; do
+		# quiet: crc32c-intel needs SSE4.2 (TCG's CPU has none) and
+		# amdgpu's closure may hold a module already; mount says if
+		# what ext4 needs is missing
+		insmod "$m" 2>/dev/null
+	done < /gp/modules.disk
+	mkdir -p /hip
+	if mount -t ext4 -o ro /dev/vda /hip; then
+		for f in /hip/usr/lib/x86_64-linux-gnu/*; do
+			l=/usr/lib/x86_64-linux-gnu/${f##*/}
+			[ -e "$l" ] || ln -s "$f" "$l"
+		done
+		echo "${tag}HIP disk mounted: $(ls /hip/usr/lib/x86_64-linux-gnu | wc -l) files in its library folder" > $GP_RESULTS
+	else
+		echo "${tag}HIP disk attached but not mounted (virtio_blk/ext4 modules?)" > $GP_RESULTS
+	fi
+fi
 
 selected() { # file: matches one of the comma-separated globs?
 	[ -z "$GP_TESTS" ] && return 0
