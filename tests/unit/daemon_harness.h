@@ -10,7 +10,9 @@
 #define GP_TEST_DAEMON_HARNESS_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 
 #include "arbiter.h"
@@ -60,6 +62,12 @@ static inline int daemon_ask(int fd, const char *req, char *reply,
  * every poll (e.g. "1ms"), its log in logf; idle_ns 0 keeps the
  * default. Waits for the ready file (30 s at most) and returns a
  * connection to sock, -1 if none.
+ *
+ * A test that dies must not leave the daemon behind: an orphaned daemon
+ * keeps the test's stdout open and the suite runner waits on it for
+ * ever (seen under load: the daemon closed a connection, the test's next
+ * write raised SIGPIPE). So the child dies with the test, and the test
+ * gets EPIPE (a failed check) instead of SIGPIPE.
  */
 static inline int daemon_spawn(pid_t *dpid, int online_pid, char *poll,
 			       char *sock, char *ready, const char *logf,
@@ -73,8 +81,11 @@ static inline int daemon_spawn(pid_t *dpid, int online_pid, char *poll,
 	int i;
 
 	snprintf(on, sizeof(on), "pid=%d", online_pid);
+	signal(SIGPIPE, SIG_IGN);
 	*dpid = fork();
 	if (*dpid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			_exit(98);
 		if (!freopen(logf, "w", stderr) ||
 		    daemon_module_add(&arbiter_module) ||
 		    daemon_parse(15, argv, &o, stdout, stderr))
