@@ -13,6 +13,8 @@
 # the queue watcher's CPU cost per poll for 1, 16 and 128 queues of one
 # process (bench/qwatch-cost), as a share of one CPU at --poll 200us.
 #	bench/arbiter.sh [--quick]        (BENCH_ARB_N rounds, default 300)
+#	bench/arbiter.sh --gpus-report    the 8-GPU table again, from the raw
+#	                                  output of the last run
 # Method and figures: docs/benchmarks-history.md ("Arbiter").
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +23,39 @@ OUT=$(realpath -m "${BENCH_OUTPUT:-$top/.output/bench}")
 cd "$top"
 N=${BENCH_ARB_N:-300}
 [ "${1:-}" = --quick ] && N=20
+
+# p50 p99 (nearest rank) in us of column $1 of stdin.
+pct() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "- -"; exit }
+		i = int(NR * 0.99); if (i < NR * 0.99) i++
+		printf "%.1f %.1f\n", v[int((NR + 1) / 2)] / 1000, v[i] / 1000 }'
+}
+
+# 8 GPUs: busy on GPU 10001 -> ok (sent after the last SUSPEND ioctl
+# returned), node scope (baseline) against gpu scope, same boot.
+gpus_table() {
+	local k sc p50 p99 io p50_node p50_gpu io_node io_gpu
+	printf '%-4s %-5s %10s %10s %14s\n' K scope "p50 us" "p99 us" "ioctls/toggle"
+	for k in 1 8 64; do
+		for sc in node gpu; do
+			read -r p50 p99 < <(awk -v k=$k -v s=$sc '$2 == "garb" && $3 == s && $4 == k { print $6 }' \
+				"$OUT/arb-vm.raw" | pct)
+			read -r io < <(awk -v k=$k -v s=$sc '$2 == "gioctl" && $3 == s && $4 == k && $6 > 0 {
+				printf "%.2f\n", $5 / $6 }' "$OUT/arb-vm.raw")
+			printf '%-4s %-5s %10s %10s %14s\n' "$k" "$sc" "$p50" "$p99" "${io:--}"
+			eval "p50_$sc=\$p50 io_$sc=\${io:-0}"
+		done
+		# shellcheck disable=SC2154 # set by the eval above
+		awk -v k=$k -v pn="$p50_node" -v pg="$p50_gpu" -v ion="$io_node" -v iog="$io_gpu" 'BEGIN {
+			if (pn + 0 > 0 && pg + 0 > 0 && ion + 0 > 0)
+				printf "# K=%s gpu/node: latency p50 %.2fx, ioctls %.2fx\n", k, pg / pn, iog / ion }'
+	done
+}
+if [ "${1:-}" = --gpus-report ]; then	# the 8-GPU table of the last run
+	gpus_table
+	exit 0
+fi
 mkdir -p "$OUT/build"
 CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE"
 make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/arb-lat"
@@ -41,14 +76,6 @@ for q in 1 16 128; do
 	"$OUT/build/qwatch-cost" $q $((N * 50)) sig |
 		awk '{ printf "%-10s %14s %18s\n", $3, $4, $5 }'
 done
-
-# p50 p99 (nearest rank) in us of column $1 of stdin.
-pct() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "- -"; exit }
-		i = int(NR * 0.99); if (i < NR * 0.99) i++
-		printf "%.1f %.1f\n", v[int((NR + 1) / 2)] / 1000, v[i] / 1000 }'
-}
 
 echo "# arbiter: host path (no offline process), $N rounds"
 S=$(mktemp -u /tmp/arbh.XXXXXX.sock)
@@ -80,22 +107,5 @@ for k in 1 4 16; do
 		sed "s/^BENCH pol $k //" |
 		jq -r --arg k "$k" '"# daemon, \($k) offline: busy -> SUSPEND issued, mean \(if .count > 0 then (.sum_ns / .count / 1000 | floor) else 0 end) us over \(.count) ioctls"' || true
 done
-# 8 GPUs: busy on GPU 10001 -> ok (sent after the last SUSPEND ioctl
-# returned), node scope (baseline) against gpu scope, same boot.
-echo "# 8 GPUs (stand-in placement), busy on one GPU -> last SUSPEND returned"
-printf '%-4s %-5s %10s %10s %14s\n' K scope "p50 us" "p99 us" "ioctls/toggle"
-for k in 1 8 64; do
-	for sc in node gpu; do
-		read -r p50 p99 < <(awk -v k=$k -v s=$sc '$2 == "garb" && $3 == s && $4 == k { print $6 }' \
-			"$OUT/arb-vm.raw" | pct)
-		read -r io < <(awk -v k=$k -v s=$sc '$2 == "gioctl" && $3 == s && $4 == k && $6 > 0 {
-			printf "%.2f\n", $5 / $6 }' "$OUT/arb-vm.raw")
-		printf '%-4s %-5s %10s %10s %14s\n' "$k" "$sc" "$p50" "$p99" "${io:--}"
-		eval "p50_$sc=\$p50 io_$sc=\${io:-0}"
-	done
-	# shellcheck disable=SC2154 # set by the eval above
-	awk -v k=$k -v pn="$p50_node" -v pg="$p50_gpu" -v in="$io_node" -v ig="$io_gpu" 'BEGIN {
-		if (pn + 0 > 0 && pg + 0 > 0 && ig + 0 > 0)
-			printf "# K=%s gpu/node: latency p50 %.2fx, ioctls %.2fx\n", k, pg / pn, ig / in }'
-done
+gpus_table
 grep "^BENCH info" "$OUT/arb-vm.raw" | sed 's/^BENCH info /# guest: /' || true
