@@ -10,7 +10,12 @@
 #  3. per-GPU machines over three toggles: busy/idle on one GPU suspends
 #     and resumes its offline process each time, and the offline process
 #     on the other GPU gets no ioctl (the arbiter line counts 3, derived
-#     from the per-GPU policy).
+#     from the per-GPU policy);
+#  4. per-GPU hysteresis and budget: busy toggles on one GPU beyond the
+#     budget window (--min-offline-share 50 --window 4s): a short idle
+#     inside --resume-after issues no ioctl, the offline process there is
+#     let run for its min-share (a "budget" resume, then a "window"
+#     suspend), and the offline process on the other GPU gets no ioctl.
 # The VM has no GPU node, so queue placement comes from a STAND-IN sysfs
 # tree (--kfd-proc /tmp/kfd-gd: <pid>/queues/<qid>/{gpuid,type,size}, the
 # kernel's format); KFD answers those ids invalid (no such queue here),
@@ -36,6 +41,19 @@ standin_queue() { # pid qid gpu_id
 }
 
 wait_log() { gp_wait_log $LOG "$@"; } # REGEX SECS
+
+# A scenario's failure: why, then the daemon's log.
+fail_log() { # name why
+	gp_fail "$1" "$2"
+	gp_log $LOG
+}
+
+# A scenario's end: the daemon stopped, its offline processes killed.
+s_end() { # pid...
+	d_stop
+	kill "$@" 2>/dev/null
+	wait "$@" 2>/dev/null
+}
 
 d_start() { # flags
 	rm -f /tmp/gd.ready
@@ -96,8 +114,7 @@ if ctl_target gd1 open runtime-enable ready:/tmp/gd1.ready wait:300000; then
 		   ctl_has /tmp/gd1-pol.json '.type == "gpu" and .gpu_id == 10001 and .state == "idle"'; then
 			gp_ok "$n"
 		else
-			gp_fail "$n" "busy rc=$brc; ioctls on $T1: '$c'"
-			gp_log $LOG
+			fail_log "$n" "busy rc=$brc; ioctls on $T1: '$c'"
 		fi
 
 		n="arbiter --scope gpu: busy on a GPU with no offline queue issues no ioctl"
@@ -113,12 +130,9 @@ if ctl_target gd1 open runtime-enable ready:/tmp/gd1.ready wait:300000; then
 			gp_fail "$n" "ioctls on $T1: '$c'"
 		fi
 	else
-		gp_fail "$n" "daemon, attach or tracer not ready"
-		gp_log $LOG
+		fail_log "$n" "daemon, attach or tracer not ready"
 	fi
-	d_stop
-	kill "$T1" 2>/dev/null
-	wait "$T1" 2>/dev/null
+	s_end "$T1"
 else
 	gp_fail "$n" "exerciser target not ready"
 fi
@@ -160,19 +174,15 @@ if rocr_present "$n"; then
 			   grep -q "suspend pid $R2 (busy): .*(all)" $LOG; then
 				gp_ok "$n"
 			else
-				gp_fail "$n" "busy rc=$brc; $R1: '$c1'; $R2: '$c2'"
-				gp_log $LOG
+				fail_log "$n" "busy rc=$brc; $R1: '$c1'; $R2: '$c2'"
 			fi
 		else
-			gp_fail "$n" "daemon, attach or tracer not ready"
-			gp_log $LOG
+			fail_log "$n" "daemon, attach or tracer not ready"
 		fi
-		d_stop
 	else
 		gp_fail "$n" "ROCr targets not ready: $(cat /tmp/gr1.out /tmp/gr2.out 2>/dev/null)"
 	fi
-	kill "$R1" "$R2" 2>/dev/null
-	wait "$R1" "$R2" 2>/dev/null
+	s_end "$R1" "$R2"
 fi
 # --- 3. per-GPU machines over several toggles ---
 # Two offline processes, one per GPU (stand-in placement); three busy ->
@@ -188,50 +198,96 @@ count_log() { # REGEX N SECS: wait for N matching lines
 		sleep 0.1
 	done
 }
-if ctl_target gh1 open runtime-enable ready:/tmp/gh1.ready wait:300000 &&
-   H1=$TPID &&
-   ctl_target gh2 open runtime-enable ready:/tmp/gh2.ready wait:300000 &&
-   H2=$TPID; then
+
+# Two offline stand-ins, H1 with queues 0,1 on GPU 10001 and H2 with
+# queue 0 on GPU 10002, and the daemon over them (flags: its own).
+two_gpus() { # prefix daemon-flags...
+	_p=$1
+	shift
+	H1="" H2=""
+	ctl_target ${_p}1 open runtime-enable ready:/tmp/${_p}1.ready wait:300000 &&
+	H1=$TPID &&
+	ctl_target ${_p}2 open runtime-enable ready:/tmp/${_p}2.ready wait:300000 &&
+	H2=$TPID || return 1
 	standin_queue "$H1" 0 10001
 	standin_queue "$H1" 1 10001
 	standin_queue "$H2" 0 10002
-	if d_start --offline uid=0,cmdline=ready:/tmp/gh --gang none &&
-	   wait_log "offline pid $H1 .* attached" 20 &&
-	   wait_log "offline pid $H2 .* attached" 20 &&
-	   tr_start /tmp/gh-trace.json; then
-		ok=1
-		for k in 1 2 3; do
-			notify busy 10001 || ok=0
-			count_log "suspend pid $H1 (busy)" $k 10 || ok=0
-			notify idle 10001 || ok=0
-			count_log "resume pid $H1 (idle)" $k 10 || ok=0
-		done
-		gpreempt-ctl policy --socket $SOCK -j > /tmp/gh-pol.json
-		tr_stop
-		gp_log /tmp/gh-pol.json
-		c1=$(calls /tmp/gh-trace.json "$H1")
-		c2=$(calls /tmp/gh-trace.json "$H2")
-		if [ $ok = 1 ] &&
-		   [ "$c1" = "suspend:2 resume:2 suspend:2 resume:2 suspend:2 resume:2" ] &&
-		   [ -z "$c2" ] &&
-		   ctl_has /tmp/gh-pol.json '.type == "gpu" and .gpu_id == 10001 and .busy_periods == 3 and .suspends == 3 and .resumes == 3' &&
-		   ctl_has /tmp/gh-pol.json '.type == "gpu" and .gpu_id == 10002 and .busy_periods == 0 and .suspends == 0' &&
-		   ctl_has /tmp/gh-pol.json '.type == "arbiter" and .suspends == 3 and .resumes == 3'; then
-			gp_ok "$n"
-		else
-			gp_fail "$n" "ok=$ok; $H1: '$c1'; $H2: '$c2'"
-			gp_log $LOG
-		fi
+	d_start --offline uid=0,cmdline=ready:/tmp/$_p --gang none "$@" &&
+	wait_log "offline pid $H1 .* attached" 20 &&
+	wait_log "offline pid $H2 .* attached" 20 &&
+	tr_start /tmp/$_p-trace.json
+}
+if two_gpus gh; then
+	ok=1
+	for k in 1 2 3; do
+		notify busy 10001 || ok=0
+		count_log "suspend pid $H1 (busy)" $k 10 || ok=0
+		notify idle 10001 || ok=0
+		count_log "resume pid $H1 (idle)" $k 10 || ok=0
+	done
+	gpreempt-ctl policy --socket $SOCK -j > /tmp/gh-pol.json
+	tr_stop
+	gp_log /tmp/gh-pol.json
+	c1=$(calls /tmp/gh-trace.json "$H1")
+	c2=$(calls /tmp/gh-trace.json "$H2")
+	if [ $ok = 1 ] &&
+	   [ "$c1" = "suspend:2 resume:2 suspend:2 resume:2 suspend:2 resume:2" ] &&
+	   [ -z "$c2" ] &&
+	   ctl_has /tmp/gh-pol.json '.type == "gpu" and .gpu_id == 10001 and .busy_periods == 3 and .suspends == 3 and .resumes == 3' &&
+	   ctl_has /tmp/gh-pol.json '.type == "gpu" and .gpu_id == 10002 and .busy_periods == 0 and .suspends == 0' &&
+	   ctl_has /tmp/gh-pol.json '.type == "arbiter" and .suspends == 3 and .resumes == 3'; then
+		gp_ok "$n"
 	else
-		gp_fail "$n" "daemon, attach or tracer not ready"
-		gp_log $LOG
+		fail_log "$n" "ok=$ok; $H1: '$c1'; $H2: '$c2'"
 	fi
-	d_stop
 else
-	gp_fail "$n" "exerciser targets not ready"
+	fail_log "$n" "targets, daemon, attach or tracer not ready"
 fi
-kill "$H1" "$H2" 2>/dev/null
-wait "$H1" "$H2" 2>/dev/null
+s_end $H1 $H2
+
+# --- 4. per-GPU hysteresis and budget ---
+# --min-offline-share 50 --window 4s: offline on a GPU may be held 2 s of
+# each 4 s window; --resume-after 3s: the idle/busy toggle below sits
+# inside the hysteresis gap. Busy on 10001, idle, busy again at once
+# (two busy periods, one suspend, no resume: hysteresis), then held busy
+# until the budget resumes H1 ("budget") and the next window suspends it
+# again ("window"); then idle. H2 (GPU 10002) is never touched.
+n="arbiter --scope gpu: hysteresis and budget per GPU: toggles on 10001 beyond the budget window let its offline process run its min-share; 10002's is never suspended"
+if two_gpus gb --min-offline-share 50 --window 4s --resume-after 3s; then
+	ok=1
+	notify busy 10001 || ok=0
+	count_log "suspend pid $H1 (busy)" 1 10 || ok=0
+	notify idle 10001 || ok=0
+	notify busy 10001 || ok=0
+	count_log "resume pid $H1 (budget)" 1 10 || ok=0
+	count_log "suspend pid $H1 (window)" 1 10 || ok=0
+	notify idle 10001 || ok=0
+	# resumed: by the idle's linger, or by a second budget if this
+	# loaded guest was slow to send the idle
+	count_log "resume pid $H1 (\(idle\|budget\))" 2 10 || ok=0
+	gpreempt-ctl policy --socket $SOCK -j > /tmp/gb-pol.json
+	tr_stop
+	gp_log /tmp/gb-pol.json
+	c1=$(calls /tmp/gb-trace.json "$H1")
+	c2=$(calls /tmp/gb-trace.json "$H2")
+	# the toggle inside --resume-after: one busy suspend, no idle resume
+	# before the budget's
+	first=$(grep -o "\(suspend\|resume\) pid $H1 ([a-z-]*)" $LOG | head -3 | tr '\n' ' ')
+	if [ $ok = 1 ] &&
+	   [ "$first" = "suspend pid $H1 (busy) resume pid $H1 (budget) suspend pid $H1 (window) " ] &&
+	   [ "$(grep -c "suspend pid $H1 (busy)" $LOG)" = 1 ] &&
+	   echo "$c1" | grep -q '^suspend:2 resume:2 suspend:2 .*resume:2$' &&
+	   [ -z "$c2" ] &&
+	   ctl_has /tmp/gb-pol.json '.type == "gpu" and .gpu_id == 10001 and .busy_periods == 2 and .budget_resumes >= 1' &&
+	   ctl_has /tmp/gb-pol.json '.type == "gpu" and .gpu_id == 10002 and .busy_periods == 0 and .suspends == 0 and .budget_resumes == 0'; then
+		gp_ok "$n"
+	else
+		fail_log "$n" "ok=$ok; first: '$first'; $H1: '$c1'; $H2: '$c2'"
+	fi
+else
+	fail_log "$n" "targets, daemon, attach or tracer not ready"
+fi
+s_end $H1 $H2
 
 kill "$OPID" 2>/dev/null
 wait "$OPID" 2>/dev/null
