@@ -84,3 +84,13 @@ tree_with() { # file-content...
 	[ "$(wc -l < "$W/want")" -ge 10 ]
 	diff -u "$W/want" "$W/got"
 }
+
+@test "docs/arbiter.md's 8-GPU busy-to-suspended table is bench/arbiter.sh --gpus-report on the stored run" {
+	d=$W/bench-gpus
+	mkdir -p "$d"
+	zcat "$TOP/bench/results/2026-11-26/arbiter-gpus-vm.raw.gz" > "$d/arb-vm.raw"
+	BENCH_OUTPUT=$d "$TOP/bench/arbiter.sh" --gpus-report > "$W/got"
+	awk '/^K    scope/,/^# K=64 gpu\/node/' "$TOP/docs/arbiter.md" > "$W/want"
+	[ "$(wc -l < "$W/want")" -eq 10 ]
+	diff -u "$W/want" "$W/got"
+}
