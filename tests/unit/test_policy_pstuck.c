@@ -13,6 +13,13 @@
  * the reads left the loop the daemon froze at the scan: alarm() bounds
  * the test so it fails rather than hangs.
  *
+ * A third pid, never a KFD process, stalls too: a busy naming it is the
+ * first the arbiter hears of it, so the request itself must read it. The
+ * request waits off the loop (arbiter_defer.c): others are answered
+ * meanwhile, it is refused with the reason at the deadline, the pid is
+ * remembered unclassified, and the connection goes on. (Before, the
+ * request read the real /proc on the loop, and a hanging one froze it.)
+ *
  * Why a stand-in: the real /proc/PID/cmdline cannot be stalled this way
  * on the kernels we run. get_mm_cmdline() reads argv with FOLL_ANON (no
  * file-backed page: a FUSE mapping fails, commit 7f7ccc2ccc2e, v4.18)
@@ -45,7 +52,7 @@
 static char dir[] = "/tmp/gp-pstuck-XXXXXX", sock[96], ready[96],
 	    logf[96], kfd[96];
 static char mnt[96];
-static pid_t dpid, child, online, server;
+static pid_t dpid, child, online, server, named;
 static int fd = -1;
 static char reply[8192];
 
@@ -57,6 +64,8 @@ static void kill_all(void)
 		kill(child, SIGKILL);
 	if (online > 0)
 		kill(online, SIGKILL);
+	if (named > 0)
+		kill(named, SIGKILL);
 	if (server > 0)
 		kill(server, SIGKILL);	/* the stalled reads fail */
 	if (mnt[0])
@@ -145,6 +154,9 @@ static uint64_t fuse_lookup(uint64_t parent, const char *name)
 
 	if (parent == FUSE_ROOT_ID) {
 		snprintf(pid, sizeof(pid), "%d", child);
+		if (!strcmp(name, pid))
+			return 2;
+		snprintf(pid, sizeof(pid), "%d", named);
 		if (!strcmp(name, pid))
 			return 2;
 		snprintf(pid, sizeof(pid), "%d", online);
@@ -264,12 +276,16 @@ static int start_procs(void)
 	if (child == 0)
 		for (;;)
 			pause();
+	named = fork();
+	if (named == 0)
+		for (;;)
+			pause();
 	online = fork();
 	if (online == 0) {
 		execl("/bin/sleep", "gp-pstuck-on", "300", (char *)NULL);
 		_exit(127);
 	}
-	if (child < 0 || online < 0 || mkdir(mnt, 0755))
+	if (child < 0 || named < 0 || online < 0 || mkdir(mnt, 0755))
 		return -1;
 	fill_files();
 	server = fork();
@@ -350,6 +366,29 @@ TEST(a_later_process_is_still_classified)
 	CHECK(policy_says(key));
 }
 
+TEST(a_named_pid_is_read_off_the_loop)
+{
+	char req[64], key[96], r2[8192];
+	int fd2 = gp_notify_open(sock);
+
+	CHECK(fd2 >= 0);
+	snprintf(req, sizeof(req), "busy pid=%d\n", named);
+	CHECK(write(fd2, req, strlen(req)) == (ssize_t)strlen(req));
+	/* Its read stalls for good: others are answered meanwhile. */
+	CHECK(ask("status\n") == 0);
+	CHECK(ask("policy\n") == 0);
+	/* Refused at the deadline, with the reason; remembered. */
+	CHECK(daemon_ask(fd2, "", r2, sizeof(r2), 60000) > 0 &&
+	      strstr(r2, "did not answer"));
+	snprintf(key, sizeof(key), "unclassified pid=%d reason=", named);
+	CHECK(policy_says(key));
+	/* The connection goes on; the pid is not read again. */
+	CHECK(daemon_ask(fd2, "policy\n", r2, sizeof(r2), 10000) == 0);
+	CHECK(daemon_ask(fd2, req, r2, sizeof(r2), 10000) > 0 &&
+	      strstr(r2, "did not answer"));
+	close(fd2);
+}
+
 int main(void)
 {
 	char cmd[160];
@@ -380,6 +419,7 @@ int main(void)
 	}
 	RUN(stuck_cmdline_leaves_the_loop_answering);
 	RUN(a_later_process_is_still_classified);
+	RUN(a_named_pid_is_read_off_the_loop);
 	close(fd);
 	/*
 	 * SIGTERM: the loop shuts down ("bye" in its log). The process
@@ -407,6 +447,7 @@ int main(void)
 	kill_all();
 	waitpid(child, NULL, 0);
 	waitpid(online, NULL, 0);
+	waitpid(named, NULL, 0);
 	waitpid(server, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (!tap_failed && system(cmd))

@@ -78,6 +78,7 @@ void arbiter_stop(struct daemon *d)
 		if (a->p[i].pidfd >= 0)
 			close(a->p[i].pidfd);
 	arb_set(d, NULL);
+	arb_defer_stop(d, a);	/* their lines now meet no arbiter */
 }
 
 static void arb_remove(struct arbiter *a, struct arb_proc *p)
@@ -222,6 +223,7 @@ void arbiter_tick(struct daemon *d)
 			arbg_rescan(d);
 		a->next_scan = now + ARB_SCAN_MS * NSEC_PER_MSEC;
 	}
+	arb_defer_tick(d, now);
 	arbq_tick(d);
 	arbl_tick(d);
 	arb_poll_queues(d, now);
@@ -255,6 +257,8 @@ uint64_t arbiter_deadline(const struct daemon *d)
 		p = a->next_poll;
 	if (arbl_deadline(d) && arbl_deadline(d) < p)
 		p = arbl_deadline(d);
+	if (arb_defer_deadline(a) && arb_defer_deadline(a) < p)
+		p = arb_defer_deadline(a);
 	return p;
 }
 
@@ -276,6 +280,7 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 
 	if (!a)
 		return;
+	arb_defer_closed(a, c);
 	was = gp_policy_online_busy(&a->pol);
 	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
 				&a->act);

@@ -13,7 +13,9 @@
  * leaves its thread behind: the pid it was reading is left unclassified
  * for as long as it lives, with the reason, shown by `policy` to admins
  * ("unclassified" lines) and refused by busy/idle/classify; the scan goes
- * on without it.
+ * on without it. Those records are bounded per owner (arbiter_stuck.c):
+ * a new pid whose owner has its share is not described (no new thread
+ * for it) until one of the owner's stuck processes exits.
  */
 #include <errno.h>
 #include <poll.h>
@@ -47,52 +49,6 @@ static void describe(void *arg)
 	}
 }
 
-const struct arb_stuck *arb_stuck_find(const struct arbiter *a, int pid)
-{
-	for (int i = 0; i < a->n_stuck; i++)
-		if (a->stuck[i].pid == pid)
-			return &a->stuck[i];
-	return NULL;
-}
-
-/* The job's pid being read is left alone: its /proc files hang. */
-static void mark_stuck(struct arbiter *a, int pid)
-{
-	struct arb_stuck *s;
-
-	if (arb_stuck_find(a, pid))
-		return;
-	if (a->n_stuck == ARB_MAX_STUCK) {
-		alog(a, "pid %d: its /proc files do not answer; no room to "
-		     "remember it (%d such processes): discovery paused until "
-		     "one exits", pid, ARB_MAX_STUCK);
-		return;
-	}
-	s = &a->stuck[a->n_stuck++];
-	s->pid = pid;
-	s->pidfd = syscall(SYS_pidfd_open, pid, 0);
-	alog(a, "pid %d: /proc/%d read stuck for %llu s: left unclassified "
-	     "while it lives (its memory lock held? a stalled file "
-	     "system?)", pid, pid,
-	     (unsigned long long)(ARB_DESC_DEADLINE_NS / NSEC_PER_SEC));
-}
-
-static void forget_exited(struct arbiter *a)
-{
-	for (int i = a->n_stuck; i-- > 0;) {
-		struct arb_stuck *s = &a->stuck[i];
-		struct pollfd f = { s->pidfd, POLLIN, 0 };
-		bool gone = s->pidfd < 0 ? kill(s->pid, 0) && errno == ESRCH :
-			    poll(&f, 1, 0) > 0;
-
-		if (gone) {
-			if (s->pidfd >= 0)
-				close(s->pidfd);
-			*s = a->stuck[--a->n_stuck];
-		}
-	}
-}
-
 /* A finished job's descriptions into the classifier. */
 static void take(struct daemon *d, struct arb_desc_job *j)
 {
@@ -108,31 +64,37 @@ void arb_discover_tick(struct daemon *d, const int *pids, int n,
 {
 	struct arbiter *a = arb_of(d);
 	struct arb_desc_job *j;
-	int err = 0;
+	int err = 0, pid;
+	uid_t uid;
 
-	forget_exited(a);
+	arb_stuck_forget_exited(a);
 	if (a->dj && gp_offjob_done(a->dj)) {
 		take(d, gp_offjob_arg(a->dj));
 		gp_offjob_put(a->dj);
 		a->dj = NULL;
 	} else if (a->dj && gp_offjob_late(a->dj, now, ARB_DESC_DEADLINE_NS)) {
 		j = gp_offjob_arg(a->dj);
-		mark_stuck(a, j->pid[atomic_load(&j->cur)]);
+		pid = j->pid[atomic_load(&j->cur)];
+		if (!arb_stuck_owner(a, pid, &uid))
+			arb_stuck_add(a, pid, uid, "the scan");
 		gp_offjob_put(a->dj);	/* the thread frees it */
 		a->dj = NULL;
 	}
 	/* One job at a time; none while the table of stuck ones is full
 	 * (each holds a thread). */
-	if (a->dj || a->n_stuck == ARB_MAX_STUCK)
+	if (a->dj || arb_stuck_room(a, 0))
 		return;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return;
-	snprintf(j->root, sizeof(j->root), "%s",
-		 a->o->proc_root ? a->o->proc_root : "/proc");
+	snprintf(j->root, sizeof(j->root), "%s", arb_proc_root(a));
+	/* An owner with its share of stuck ones: none of its new pids
+	 * (its stuck reads could not be remembered). */
 	for (int i = 0; i < n && j->n < ARB_DESC_MAX; i++)
 		if (pids[i] != getpid() && !arb_find(a, pids[i]) &&
-		    !arb_stuck_find(a, pids[i]))
+		    !arb_stuck_find(a, pids[i]) &&
+		    !arb_stuck_owner(a, pids[i], &uid) &&
+		    !arb_stuck_room(a, uid))
 			j->pid[j->n++] = pids[i];
 	if (!j->n) {
 		free(j);
@@ -148,10 +110,7 @@ void arb_discover_stop(struct arbiter *a)
 {
 	gp_offjob_put(a->dj);
 	a->dj = NULL;
-	for (int i = 0; i < a->n_stuck; i++)
-		if (a->stuck[i].pidfd >= 0)
-			close(a->stuck[i].pidfd);
-	a->n_stuck = 0;
+	arb_stuck_clear(a);
 }
 
 /* A KFD process not seen before, described: classify it. */

@@ -29,13 +29,18 @@ struct arb_proc {
 	uint64_t retry_at;	/* offline: next attach attempt */
 };
 
-/* A process whose /proc files did not answer (arbiter_discover.c). */
+/* A process whose /proc files did not answer (arbiter_stuck.c). */
 struct arb_stuck {
 	int pid;
+	uid_t uid;		/* its owner: the per-uid bound */
 	int pidfd;		/* its exit forgets it; -1: kill(pid, 0) */
 };
 
-#define ARB_MAX_STUCK 16
+/* Remembered at once, all uids; of one non-root uid; root's own room,
+ * which no other uid's records can take. */
+#define ARB_MAX_STUCK 64
+#define ARB_STUCK_PER_UID 4
+#define ARB_STUCK_ROOT 16
 #define ARB_DESC_MAX 32		/* new pids one job describes */
 #define ARB_DESC_DEADLINE_NS (2 * NSEC_PER_SEC)
 
@@ -58,6 +63,7 @@ struct arbiter {
 	struct gp_offjob *dj;	/* new pids being described (off the loop) */
 	int n_stuck;
 	struct arb_stuck stuck[ARB_MAX_STUCK];
+	struct arb_parks *parks;	/* requests waiting (arbiter_defer.c) */
 	int n;
 	struct arb_proc p[ARB_MAX_PROCS];
 };
@@ -120,13 +126,57 @@ bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 struct gp_offjob;
 void arb_discover_tick(struct daemon *d, const int *pids, int n,
 		       uint64_t now);
-const struct arb_stuck *arb_stuck_find(const struct arbiter *a, int pid);
 void arb_discover_stop(struct arbiter *a);
 /* A pid described now, on the loop (a tracer's queue creator; not a
  * stuck one), and a described process not seen before: classified and
  * added. */
 void arb_discover(struct daemon *d, int pid);
 void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
+
+/*
+ * arbiter_stuck.c: processes whose /proc files did not answer, bounded
+ * per owner. arb_stuck_find: a stuck pid (never read again: busy, idle,
+ * classify refuse it), else NULL. arb_stuck_owner: pid's owner from the
+ * stat of its /proc folder (a procfs getattr: no lock of the target's
+ * is taken), 0 or -errno. arb_stuck_room: 0, or -EDQUOT when uid has
+ * its share, -ENOSPC when the table has no room for uid. arb_stuck_add:
+ * remembers pid (via: who read it, for the log), else logs and counts
+ * the full table and returns arb_stuck_room's error.
+ */
+struct arb_stuck;
+const struct arb_stuck *arb_stuck_find(const struct arbiter *a, int pid);
+int arb_stuck_owner(const struct arbiter *a, int pid, uid_t *uid);
+int arb_stuck_room(const struct arbiter *a, uid_t uid);
+int arb_stuck_add(struct arbiter *a, int pid, uid_t uid, const char *via);
+void arb_stuck_forget_exited(struct arbiter *a);
+void arb_stuck_clear(struct arbiter *a);
+/* The /proc processes are described from (--proc-root's stand-in). */
+const char *arb_proc_root(const struct arbiter *a);
+
+/*
+ * arbiter_defer.c: a request naming a process not described yet is
+ * parked and answered once a job (offjob.h) described it off the loop,
+ * or refused at ARB_DESC_DEADLINE_NS with the pid marked stuck. Parked
+ * requests are bounded (ARB_PARK_MAX, ARB_PARK_PER_UID a non-admin
+ * uid); arb_defer answers a refusal itself. done (the handler) runs
+ * again with the description.
+ */
+#define ARB_PARK_MAX 16
+#define ARB_PARK_PER_UID 2
+#define ARB_PARK_ADMIN 4	/* of ARB_PARK_MAX, admins' alone */
+struct arb_req;
+struct gp_proc_desc;
+/* q again, pid described (err 0 and pd) or gone (err < 0). */
+typedef void arb_described_fn(struct daemon *d, struct client *c,
+			      const struct arb_req *q, int err,
+			      const struct gp_proc_desc *pd);
+void arb_defer(struct daemon *d, struct client *c, const struct arb_req *q,
+	       int pid, arb_described_fn *done);
+void arb_defer_tick(struct daemon *d, uint64_t now);
+uint64_t arb_defer_deadline(const struct arbiter *a);
+void arb_defer_closed(struct arbiter *a, const struct client *c);
+/* After the module's data is gone: waiting requests refused. */
+void arb_defer_stop(struct daemon *d, struct arbiter *a);
 
 /* arbiter_launch.c: --detect launch. */
 void arbl_start(struct daemon *d);

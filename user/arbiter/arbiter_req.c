@@ -37,29 +37,54 @@ static bool stuck(struct arbiter *a, int pid, struct gp_err *e)
 	return true;
 }
 
-/* The online process a busy/idle means, known or newly classified. */
+/*
+ * The description of a request's pid (arbiter_defer.c): NULL while the
+ * request has not been parked; else derr 0 and pd, or gone (derr < 0).
+ */
+struct desc {
+	int err;
+	const struct gp_proc_desc *pd;
+};
+
+static arb_described_fn described;
+
+/* pid must be read first (off the loop): the request is parked. */
+static bool park(struct daemon *d, struct client *c, const struct arb_req *q,
+		 int pid, const struct desc *ds)
+{
+	if (ds)
+		return false;
+	arb_defer(d, c, q, pid, described);
+	return true;
+}
+
+static bool gone(const struct desc *ds, int pid, struct gp_err *e)
+{
+	if (!ds->err)
+		return false;
+	gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d", pid);
+	return true;
+}
+
+/* The online process a busy/idle means, known or newly classified (ds:
+ * its description, when it was not known). */
 static struct arb_proc *online_of(struct daemon *d, struct client *c,
-				  int pid, struct gp_err *e)
+				  int pid, const struct desc *ds,
+				  struct gp_err *e)
 {
 	struct arbiter *a = arb_of(d);
 	struct arb_proc *p = arb_find(a, pid);
-	struct gp_proc_desc pd;
 	enum gp_pclass cls;
 	char err[512];
 
 	if (p && may_name(c, pid, p->uid, "signal for", e))
 		return NULL;
 	if (!p) {
-		if (stuck(a, pid, e))
+		if (stuck(a, pid, e) || gone(ds, pid, e))
 			return NULL;
-		if (gp_proc_describe("/proc", pid, &pd)) {
-			gp_err_set(e, GP_EXIT_TARGET, ESRCH, "no process %d",
-				   pid);
+		if (may_name(c, pid, ds->pd->uid, "signal for", e))
 			return NULL;
-		}
-		if (may_name(c, pid, pd.uid, "signal for", e))
-			return NULL;
-		if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
+		if (gp_classify(&a->cls, ds->pd, &cls, err, sizeof(err))) {
 			gp_err_set(e, GP_EXIT_USAGE, EEXIST, "%s", err);
 			return NULL;
 		}
@@ -67,10 +92,10 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 		 * process online. */
 		if (cls == GP_CLASS_NONE && !a->cls.n_online)
 			cls = GP_CLASS_ONLINE;
-		p = arb_add(a, &pd, cls);
+		p = arb_add(a, ds->pd, cls);
 		if (!p) {
 			dlimit(GP_LIMIT_ARB_PROCS, "busy/idle for pid %d of "
-			       "uid %u refused", pid, pd.uid);
+			       "uid %u refused", pid, ds->pd->uid);
 			gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows "
 				   "%d processes already", ARB_MAX_PROCS);
 			return NULL;
@@ -87,8 +112,16 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 	return p;
 }
 
+/* A pid the arbiter does not know yet, and may read. */
+static bool unknown(struct daemon *d, int pid)
+{
+	struct arbiter *a = arb_of(d);
+
+	return !arb_find(a, pid) && !arb_stuck_find(a, pid);
+}
+
 static void do_busy_idle(struct daemon *d, struct client *c,
-			 const struct arb_req *q)
+			 const struct arb_req *q, const struct desc *ds)
 {
 	struct arbiter *a = arb_of(d);
 	int pid = q->pid ? q->pid : c->pid;
@@ -105,7 +138,9 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 			   "(--detect): busy/idle are not taken");
 		goto err;
 	}
-	p = online_of(d, c, pid, &e);
+	if (unknown(d, pid) && park(d, c, q, pid, ds))
+		return;
+	p = online_of(d, c, pid, ds, &e);
 	if (!p)
 		goto err;
 	now = monotonic_ns();
@@ -142,44 +177,47 @@ err:
 	reply_err(c, &e);
 }
 
+/* Read afresh every time (its class binds to its start time). */
 static void do_classify(struct daemon *d, struct client *c,
-			const struct arb_req *q)
+			const struct arb_req *q, const struct desc *ds)
 {
 	struct arbiter *a = arb_of(d);
-	struct arb_proc *p = arb_find(a, q->pid);
-	struct gp_proc_desc pd;
+	const struct gp_proc_desc *pd;
 	struct gp_err e = {};
+	struct arb_proc *p;
 	int r;
 
 	if (stuck(a, q->pid, &e))
 		goto err;
-	if (gp_proc_describe("/proc", q->pid, &pd)) {
-		gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d", q->pid);
+	if (park(d, c, q, q->pid, ds))
+		return;
+	if (gone(ds, q->pid, &e))
 		goto err;
-	}
+	pd = ds->pd;
 	/* Group members connect at all; root, or the process's owner. */
-	if (may_name(c, q->pid, pd.uid, "classify", &e))
+	if (may_name(c, q->pid, pd->uid, "classify", &e))
 		goto err;
-	if (!p && !(p = arb_add(a, &pd, GP_CLASS_NONE))) {
+	p = arb_find(a, q->pid);
+	if (!p && !(p = arb_add(a, pd, GP_CLASS_NONE))) {
 		dlimit(GP_LIMIT_ARB_PROCS, "classify of pid %d refused", q->pid);
 		gp_err_set(&e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows %d "
 			   "processes already", ARB_MAX_PROCS);
 		goto err;
 	}
-	r = gp_classifier_set(&a->cls, &pd, q->cls, !c->admin);
+	r = gp_classifier_set(&a->cls, pd, q->cls, !c->admin);
 	if (r) {
 		dlimit(GP_LIMIT_CLASSES, "classify of pid %d uid %u refused",
-		       q->pid, pd.uid);
+		       q->pid, pd->uid);
 		gp_err_set(&e, GP_EXIT_BUSY, -r, r == -EDQUOT ? "uid %u's "
 			   "processes have %d run-time classes already, the "
 			   "limit per user: classify one 'none' first" :
 			   "too many run-time classes (uid %u): try again "
-			   "once classified processes have exited", pd.uid,
+			   "once classified processes have exited", pd->uid,
 			   GP_OVERRIDE_PER_UID);
 		goto err;
 	}
 	alog(a, "pid %d (%s) classified %s by pid %d uid %u", q->pid,
-	     pd.comm, gp_pclass_name(q->cls), c->pid, c->uid);
+	     pd->comm, gp_pclass_name(q->cls), c->pid, c->uid);
 	/* As a reload would: leaving offline also ends the arbiter's
 	 * session, leaving online its watched queues. */
 	if (!arb_set_class(d, p, q->cls, false, "classified") &&
@@ -195,7 +233,7 @@ err:
 
 /* watch: an online process's queue counters join the watcher. */
 static void do_watch(struct daemon *d, struct client *c,
-		     const struct arb_req *q)
+		     const struct arb_req *q, const struct desc *ds)
 {
 	struct arbiter *a = arb_of(d);
 	struct gp_err e = {};
@@ -213,7 +251,9 @@ static void do_watch(struct daemon *d, struct client *c,
 			   "reads pid %d's memory", q->pid);
 		goto err;
 	}
-	if (!online_of(d, c, q->pid, &e))
+	if (unknown(d, q->pid) && park(d, c, q, q->pid, ds))
+		return;
+	if (!online_of(d, c, q->pid, ds, &e))
 		goto err;
 	r = gp_qwatch_add(&a->qw, q->pid, q->queue, q->wptr, q->rptr);
 	if (r == -EACCES) {
@@ -367,6 +407,19 @@ static void do_policy(struct daemon *d, struct client *c)
 	reply_ok(c);
 }
 
+static void dispatch(struct daemon *d, struct client *c,
+		     const struct arb_req *q, const struct desc *ds)
+{
+	if (q->verb == ARB_BUSY || q->verb == ARB_IDLE)
+		do_busy_idle(d, c, q, ds);
+	else if (q->verb == ARB_CLASSIFY)
+		do_classify(d, c, q, ds);
+	else if (q->verb == ARB_WATCH)
+		do_watch(d, c, q, ds);
+	else
+		do_policy(d, c);
+}
+
 /* Every verb of the module (arbiter_module.c): the line's own parser
  * tells them apart. */
 void arbiter_verb(struct daemon *d, struct client *c, const char *l,
@@ -387,12 +440,15 @@ void arbiter_verb(struct daemon *d, struct client *c, const char *l,
 		reply_err(c, &e);
 		return;
 	}
-	if (q.verb == ARB_BUSY || q.verb == ARB_IDLE)
-		do_busy_idle(d, c, &q);
-	else if (q.verb == ARB_CLASSIFY)
-		do_classify(d, c, &q);
-	else if (q.verb == ARB_WATCH)
-		do_watch(d, c, &q);
-	else
-		do_policy(d, c);
+	dispatch(d, c, &q, NULL);
+}
+
+/* A parked request's pid described (arbiter_defer.c). */
+static void described(struct daemon *d, struct client *c,
+		      const struct arb_req *q, int err,
+		      const struct gp_proc_desc *pd)
+{
+	const struct desc ds = { err, pd };
+
+	dispatch(d, c, q, &ds);
 }

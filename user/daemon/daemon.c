@@ -56,7 +56,8 @@ static int loop(struct daemon *d)
 		for (i = 0; i < nc; i++)
 			/* no new request before the last reply left */
 			p[n++] = (struct pollfd){ d->c[i]->fd,
-				d->c[i]->waiting ? 0 : d->c[i]->out_len ?
+				d->c[i]->waiting || d->c[i]->deferred ? 0 :
+				d->c[i]->out_len ?
 				POLLOUT : POLLIN, 0 };
 		/* the tenant socket (-1 when off: poll skips it) */
 		tl = n;

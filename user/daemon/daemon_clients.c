@@ -130,13 +130,38 @@ void client_accept(struct daemon *d, int lfd, bool tenant)
 	d->c[d->n_c++] = c;
 }
 
+/* Complete lines, in order; none while a reply is deferred. */
+static void serve_lines(struct daemon *d, struct client *c)
+{
+	size_t used;
+	char *nl;
+
+	while (!c->closing && !c->deferred &&
+	       (nl = memchr(c->in, '\n', c->in_len))) {
+		used = nl + 1 - c->in;
+		daemon_request(d, c, c->in, used);
+		c->in_len -= used;
+		memmove(c->in, c->in + used, c->in_len);
+	}
+}
+
+void client_defer(struct client *c)
+{
+	c->deferred = true;
+}
+
+void client_undefer(struct daemon *d, struct client *c)
+{
+	c->deferred = false;
+	c->last_ns = monotonic_ns();
+	serve_lines(d, c);
+}
+
 /* Read and serve complete lines. -1 when the client is to be closed. */
 static int client_read(struct daemon *d, struct client *c)
 {
 	struct gp_err e = {};
-	size_t used;
 	ssize_t n;
-	char *nl;
 
 	n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
 		 MSG_DONTWAIT);
@@ -146,12 +171,7 @@ static int client_read(struct daemon *d, struct client *c)
 		return -1;	/* a partial line without "\n" is dropped */
 	c->last_ns = monotonic_ns();
 	c->in_len += n;
-	while (!c->closing && (nl = memchr(c->in, '\n', c->in_len))) {
-		used = nl + 1 - c->in;
-		daemon_request(d, c, c->in, used);
-		c->in_len -= used;
-		memmove(c->in, c->in + used, c->in_len);
-	}
+	serve_lines(d, c);
 	if (c->in_len == sizeof(c->in)) {
 		/* no way to find the next request: say why and hang up */
 		gp_err_set(&e, GP_EXIT_USAGE, E2BIG, "request longer than %d "
@@ -188,7 +208,8 @@ void clients_expire(struct daemon *d, uint64_t now)
 	for (i = d->n_c; i-- > 0;) {
 		struct client *c = d->c[i];
 
-		if (c->waiting || now - c->last_ns < d->idle_ns ||
+		if (c->waiting || c->deferred ||
+		    now - c->last_ns < d->idle_ns ||
 		    dmod_keeps(d, c))
 			continue;
 		dlog("closed the connection of pid %d uid %u: %s for %llu s",

@@ -48,6 +48,8 @@ struct client {
 	bool wait_kfd;		/* ... first for the pid to open /dev/kfd */
 	struct proto_req wait_req; /* the suspend to run then */
 	uint64_t wait_until;	/* monotonic ns: run it anyway */
+	bool deferred;		/* a module's reply comes later (its work
+				 * runs off the loop): client_undefer() */
 	size_t in_len, out_len, out_cap;
 	char in[PROTO_MAX_REQ];
 	char *out;
@@ -133,6 +135,9 @@ enum gp_limit {
 	GP_LIMIT_SESSIONS,	/* the daemon's sessions */
 	GP_LIMIT_HOLDS_UID,	/* sessions of one tenant uid */
 	GP_LIMIT_BUSY_EXPIRED,	/* a busy not renewed within its bound */
+	GP_LIMIT_STUCK_UID,	/* stuck /proc readers of one uid */
+	GP_LIMIT_STUCK,		/* stuck /proc readers, all uids */
+	GP_LIMIT_PARKED,	/* requests waiting for a description */
 	GP_LIMIT__N,
 };
 void dlimit(enum gp_limit cause, const char *fmt, ...)
@@ -213,6 +218,16 @@ void reply_linef(struct client *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void reply_err(struct client *c, const struct gp_err *e);
 void reply_ok(struct client *c);
+/*
+ * A module answers c later (its reply needs work off the loop, with a
+ * deadline): client_defer() from the verb's handler, which then replies
+ * nothing; client_undefer() once the reply is queued. Meanwhile c's
+ * further request lines wait in its buffer (answers stay in order), the
+ * idle timeout and an admin's eviction pass it by; undefer serves the
+ * lines that came.
+ */
+void client_defer(struct client *c);
+void client_undefer(struct daemon *d, struct client *c);
 
 /* daemon_req.c: one request line of c. */
 void daemon_request(struct daemon *d, struct client *c, const char *line,

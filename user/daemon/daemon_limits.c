@@ -23,6 +23,9 @@ static const char *const names[GP_LIMIT__N] = {
 	[GP_LIMIT_SESSIONS] = "sessions",
 	[GP_LIMIT_HOLDS_UID] = "holds_per_uid",
 	[GP_LIMIT_BUSY_EXPIRED] = "busy_expired",
+	[GP_LIMIT_STUCK_UID] = "stuck_per_uid",
+	[GP_LIMIT_STUCK] = "stuck",
+	[GP_LIMIT_PARKED] = "parked_requests",
 };
 
 static uint64_t hits[GP_LIMIT__N];

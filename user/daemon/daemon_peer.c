@@ -145,7 +145,8 @@ static bool make_room(struct daemon *d, uint32_t *evict)
 	for (i = 0; i < d->n_c; i++) {
 		const struct client *c = d->c[i];
 
-		if (c->waiting || c->out_len || dmod_client_busy(d, c))
+		if (c->waiting || c->deferred || c->out_len ||
+		    dmod_client_busy(d, c))
 			continue;
 		if (best == d->n_c || c->last_ns < d->c[best]->last_ns)
 			best = i;
