@@ -72,6 +72,44 @@ arbiter() { # jq expression on the "arbiter" record
 	kill -TERM "$DPID"; wait "$DPID"; DPID=
 }
 
+# A reload classifies known processes again from their description as
+# the arbiter first met them: it reads no /proc file on the loop (those
+# reads can wait on the process: user/arbiter/arbiter_reload.c). Before,
+# SIGHUP re-read every known process's /proc files on the loop, and a
+# process that renamed itself since left the online class at a reload.
+@test "reload: known processes are classified again from their first description, not re-read" {
+	bash -c 'printf gp-srv > /proc/$$/comm
+		while [ ! -e "$1/rename" ]; do sleep 0.05; done
+		printf gp-other > /proc/$$/comm
+		while :; do sleep 1; done' - "$D" & S=$!
+	for _ in $(seq 200); do
+		[ "$(cat /proc/$S/comm)" = gp-srv ] && break; sleep 0.05
+	done
+	printf 'socket %s
+online uid=0,comm=gp-srv
+offline uid=0,comm=no-such-job
+' \
+		"$SOCK" > "$CONF"
+	start_daemon
+	run -0 "$CTL" notify busy --pid "$S" -s "$SOCK"
+	touch "$D/rename"
+	for _ in $(seq 200); do
+		[ "$(cat /proc/$S/comm)" = gp-other ] && break; sleep 0.05
+	done
+	[ "$(cat /proc/$S/comm)" = gp-other ]
+	printf 'socket %s
+online uid=0,comm=gp-srv
+offline uid=0,comm=no-such-job
+resume-after 3ms
+' \
+		"$SOCK" > "$CONF"
+	reload "0 processes reclassified"
+	! grep -q "pid $S .* reclassified (reload)" "$D/log"
+	arbiter '.online_busy == 1 and .resume_after_ns == 3000000'
+	run -0 "$CTL" notify idle --pid "$S" -s "$SOCK"
+	kill -TERM "$DPID"; wait "$DPID"; DPID=
+}
+
 @test "reload: a bad file changes nothing in the arbiter" {
 	sleep 300 & S=$!
 	printf 'socket %s\nonline pid=%d\noffline uid=0,comm=no-such-job\nresume-after 3ms\n' \

@@ -93,6 +93,7 @@ struct arb_proc *arb_add(struct arbiter *a, const struct gp_proc_desc *pd,
 	p->pid = pd->pid;
 	p->uid = pd->uid;
 	p->cls = cls;
+	p->desc = *pd;
 	/* shown only (log, replies, metrics): a process names itself, so
 	 * no control character may reach a terminal or the wire */
 	gp_text_safe(p->comm, sizeof(p->comm), pd->comm, sizeof(pd->comm));

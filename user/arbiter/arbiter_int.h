@@ -27,6 +27,10 @@ struct arb_proc {
 				 * unclassifies it detaches it) */
 	bool conflict;		/* matched both classes: left alone */
 	uint64_t retry_at;	/* offline: next attach attempt */
+	/* As described when first met (the scan's job, a parked request)
+	 * or last classified: what a reload classifies again, with no read
+	 * of its /proc files on the loop (arbiter_reload.c). */
+	struct gp_proc_desc desc;
 };
 
 /* A process whose /proc files did not answer (arbiter_stuck.c). */

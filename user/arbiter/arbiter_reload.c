@@ -5,8 +5,9 @@
  *
  * - Selectors are replaced; run-time classes ('classify') are kept: they
  *   are the operator's later word and win over selectors, as at start.
- * - Every known process is classified again. One leaving offline is
- *   resumed and, if the arbiter attached it, detached; one leaving
+ * - Every known process is classified again, from its description as
+ *   the arbiter first met it (reclass(): no /proc read). One leaving
+ *   offline is resumed and, if the arbiter attached it, detached; one leaving
  *   online has its busy ended and its queues unwatched; one becoming
  *   offline is attached and joins at once (suspended if online is busy).
  *   Processes not known yet are found by the next scan (now).
@@ -27,18 +28,24 @@
 #include "arbiter_int.h"
 #include "util.h"
 
-/* The class a known process has under a's classifier now. */
+/*
+ * The class a known process has under a's classifier now, from its
+ * description as the arbiter first met it (or last classified it), not
+ * from its /proc files: those are read off the loop only (they can wait
+ * on the process: arbiter_discover.c), and a reload decides at once.
+ * It is what the scan does too: a known process is never described
+ * again, so its class never follows a later change of its own (argv,
+ * comm: self-controlled, select.h) nor of its cgroup; `classify` reads
+ * it afresh.
+ */
 static enum gp_pclass reclass(struct arbiter *a, const struct arb_proc *p,
 			      bool *conflict)
 {
-	struct gp_proc_desc pd;
 	enum gp_pclass cls;
 	char err[512];
 
 	*conflict = false;
-	if (gp_proc_describe("/proc", p->pid, &pd))
-		return p->cls;	/* gone: the scan's pidfd check sees it */
-	if (gp_classify(&a->cls, &pd, &cls, err, sizeof(err))) {
+	if (gp_classify(&a->cls, &p->desc, &cls, err, sizeof(err))) {
 		if (!p->conflict)
 			alog(a, "%s: left alone", err);
 		*conflict = true;

@@ -198,6 +198,8 @@ static void do_classify(struct daemon *d, struct client *c,
 	if (may_name(c, q->pid, pd->uid, "classify", &e))
 		goto err;
 	p = arb_find(a, q->pid);
+	if (p)
+		p->desc = *pd;	/* what a reload classifies again */
 	if (!p && !(p = arb_add(a, pd, GP_CLASS_NONE))) {
 		dlimit(GP_LIMIT_ARB_PROCS, "classify of pid %d refused", q->pid);
 		gp_err_set(&e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows %d "
