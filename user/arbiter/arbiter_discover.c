@@ -136,15 +136,3 @@ void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd)
 		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pd->pid,
 		     p->comm);
 }
-
-/* The same, described now, on the loop (a tracer's queue creator); a
- * pid whose /proc files hung before is not read again. */
-void arb_discover(struct daemon *d, int pid)
-{
-	struct gp_proc_desc pd;
-
-	if (pid == getpid() || arb_stuck_find(arb_of(d), pid) ||
-	    gp_proc_describe("/proc", pid, &pd))
-		return;
-	arb_discover_desc(d, &pd);
-}

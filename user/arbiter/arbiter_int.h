@@ -134,7 +134,6 @@ void arb_discover_stop(struct arbiter *a);
 /* A pid described now, on the loop (a tracer's queue creator; not a
  * stuck one), and a described process not seen before: classified and
  * added. */
-void arb_discover(struct daemon *d, int pid);
 void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
 
 /*

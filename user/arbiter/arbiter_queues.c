@@ -78,16 +78,21 @@ static struct arbq *arbq_of(const struct daemon *d)
 	return arb_of(d) && arb_of(d)->o->detect_queues ? &arbq_storage : NULL;
 }
 
-/* Is pid online? A creator not seen by the scan yet is classified now. */
+/*
+ * Is pid online? A creator the arbiter has not met yet is not read here:
+ * its /proc files can wait on it (arbiter_discover.c). The scan runs at
+ * once and describes it off the loop; once it is found online, arbq_tick
+ * seeds its queues from KFD's sysfs list and this probe's capture of the
+ * create (arbq_seed), so the queue is still watched, a scan later.
+ */
 static bool arbq_online(void *ctx, int pid)
 {
 	struct daemon *d = ctx;
-	struct arb_proc *p = arb_find(arb_of(d), pid);
+	struct arbiter *a = arb_of(d);
+	struct arb_proc *p = arb_find(a, pid);
 
-	if (!p) {
-		arb_discover(d, pid);
-		p = arb_find(arb_of(d), pid);
-	}
+	if (!p && !arb_stuck_find(a, pid))
+		a->next_scan = 0;
 	return p && p->cls == GP_CLASS_ONLINE;
 }
 
