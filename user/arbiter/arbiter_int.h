@@ -131,9 +131,7 @@ struct gp_offjob;
 void arb_discover_tick(struct daemon *d, const int *pids, int n,
 		       uint64_t now);
 void arb_discover_stop(struct arbiter *a);
-/* A pid described now, on the loop (a tracer's queue creator; not a
- * stuck one), and a described process not seen before: classified and
- * added. */
+/* A described process not seen before: classified and added. */
 void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
 
 /*
