@@ -27,9 +27,25 @@
  * the metrics show are derived from the per-GPU policy
  * (gp_gpolicy_node_view, arbg_view).
  *
- * The reads of /proc/PID/cgroup and of KFD's sysfs are small bounded
- * reads of kernel-generated files (no other process's memory, no FIFO);
- * the daemon has no off-loop reader for them yet (docs/arbiter.md).
+ * What the loop reads here, and why none of it waits on another process
+ * (docs/reliability.md, "A loop that never waits"):
+ * - The cgroup gang key comes from the process's description (its
+ *   /proc/PID/cgroup, read off the loop by the job that described it:
+ *   arbiter_discover.c, arbiter_defer.c), not from a read here. On 6.1,
+ *   proc_cgroup_show() takes the global cgroup_mutex (kernel/cgroup/
+ *   cgroup.c), which a task migrating another between cgroups holds while
+ *   it waits for cgroup_threadgroup_rwsem, whose readers are forks, execs
+ *   and exits of any process; RCU and css_set_lock replaced the mutex only
+ *   in v6.7 (9067d90006df, "cgroup: Eliminate the need for cgroup_mutex
+ *   in proc_cgroup_show()").
+ * - KFD's sysfs queue files (PID/queues/QID/{gpuid,type}) stay read on the
+ *   loop: kfd_procfs_queue_show() (drivers/gpu/drm/amd/amdkfd/
+ *   kfd_process.c) formats fields of the queue under no lock of KFD's
+ *   (no process mutex, no mmap lock); kernfs holds only an active
+ *   reference of the node (kernfs_get_active never waits) and the open
+ *   file's own mutex, ours alone; listing PID/queues takes the kernfs
+ *   root's rwsem for reading, which writers hold only to link or unlink a
+ *   node (kernfs_drain drops it before it waits: fs/kernfs/dir.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,38 +80,26 @@ void arbg_stop(struct arbiter *a)
 	a->view = NULL;
 }
 
-/* FNV-1a of the cgroup v2 path ("0::/path"), never 0; 0 when unknown. */
-static uint64_t cgroup_key(int pid)
+/* FNV-1a of the cgroup v2 path, never 0; 0 when unknown (no v2 line). */
+static uint64_t cgroup_key(const char *path)
 {
-	char path[64], buf[4096], *l;
 	uint64_t h = 14695981039346656037ULL;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!path[0])
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	l = strstr(buf, "0::");
-	if (!l || (l != buf && l[-1] != '\n'))
-		return 0;
-	for (l += 3; *l && *l != '\n'; l++)
-		h = (h ^ (unsigned char)*l) * 1099511628211ULL;
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 1099511628211ULL;
 	return h ? h : 1;
 }
 
-uint64_t arbg_gang_key(enum gp_gang k, int pid)
+uint64_t arbg_gang_key(enum gp_gang k, const struct arb_proc *p)
 {
 	pid_t g;
 
 	if (k == GP_GANG_CGROUP)
-		return cgroup_key(pid);
-	if (k == GP_GANG_PGID && (g = getpgid(pid)) > 0)
+		return cgroup_key(p->desc.cgroup);
+	/* getpgid: the task's group under RCU (kernel/sys.c), no wait */
+	if (k == GP_GANG_PGID && (g = getpgid(p->pid)) > 0)
 		return (uint64_t)g;
 	return 0;
 }
@@ -134,7 +138,7 @@ static void place_snapshot(struct daemon *d, struct arbiter *a, int pid)
 void arbg_attached(struct daemon *d, struct arb_proc *p)
 {
 	struct arbiter *a = arb_of(d);
-	uint64_t key = arbg_gang_key(a->o->gang, p->pid);
+	uint64_t key = arbg_gang_key(a->o->gang, p);
 
 	gp_gpolicy_offline_attached(a->g, monotonic_ns(), p->pid, key,
 				    a->gact);

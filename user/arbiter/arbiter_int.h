@@ -207,7 +207,8 @@ void arbq_event(struct daemon *d, const struct gp_event *e);
  * out of memory at a reload: nothing is decided until the next one). */
 int arbg_start(struct arbiter *a);
 void arbg_stop(struct arbiter *a);
-uint64_t arbg_gang_key(enum gp_gang k, int pid);
+/* The gang p belongs to under k (0: none): from its description. */
+uint64_t arbg_gang_key(enum gp_gang k, const struct arb_proc *p);
 void arbg_attached(struct daemon *d, struct arb_proc *p);
 void arbg_rescan(struct daemon *d);
 void arbg_event(struct daemon *d, const struct gp_event *e);
