@@ -19,6 +19,8 @@
  * meanwhile, it is refused with the reason at the deadline, the pid is
  * remembered unclassified, and the connection goes on. (Before, the
  * request read the real /proc on the loop, and a hanging one froze it.)
+ * A fourth stalls for a tenant (nobody, a --group member) that asks three
+ * times at once: two requests wait, the third is refused at once.
  *
  * Why a stand-in: the real /proc/PID/cmdline cannot be stalled this way
  * on the kernels we run. get_mm_cmdline() reads argv with FOLL_ANON (no
@@ -30,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/fuse.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -52,7 +55,7 @@
 static char dir[] = "/tmp/gp-pstuck-XXXXXX", sock[96], ready[96],
 	    logf[96], kfd[96];
 static char mnt[96];
-static pid_t dpid, child, online, server, named;
+static pid_t dpid, child, online, server, named, named2;
 static int fd = -1;
 static char reply[8192];
 
@@ -66,6 +69,8 @@ static void kill_all(void)
 		kill(online, SIGKILL);
 	if (named > 0)
 		kill(named, SIGKILL);
+	if (named2 > 0)
+		kill(named2, SIGKILL);
 	if (server > 0)
 		kill(server, SIGKILL);	/* the stalled reads fail */
 	if (mnt[0])
@@ -157,6 +162,9 @@ static uint64_t fuse_lookup(uint64_t parent, const char *name)
 		if (!strcmp(name, pid))
 			return 2;
 		snprintf(pid, sizeof(pid), "%d", named);
+		if (!strcmp(name, pid))
+			return 2;
+		snprintf(pid, sizeof(pid), "%d", named2);
 		if (!strcmp(name, pid))
 			return 2;
 		snprintf(pid, sizeof(pid), "%d", online);
@@ -280,12 +288,17 @@ static int start_procs(void)
 	if (named == 0)
 		for (;;)
 			pause();
+	named2 = fork();
+	if (named2 == 0)
+		for (;;)
+			pause();
 	online = fork();
 	if (online == 0) {
 		execl("/bin/sleep", "gp-pstuck-on", "300", (char *)NULL);
 		_exit(127);
 	}
-	if (child < 0 || named < 0 || online < 0 || mkdir(mnt, 0755))
+	if (child < 0 || named < 0 || named2 < 0 || online < 0 ||
+	    mkdir(mnt, 0755))
 		return -1;
 	fill_files();
 	server = fork();
@@ -312,7 +325,7 @@ static int start_daemon(void)
 	char *argv[] = { "daemon", "-s", sock, "--ready", ready,
 		"--detect", "notify", "--online", "uid=0,cmdline=gp-pstuck-on",
 		"--offline", "uid=0,cmdline=gp-pstuck-never", "--kfd-proc",
-		kfd, "--proc-root", mnt, NULL };
+		kfd, "--proc-root", mnt, "--group", "65534", NULL };
 	struct daemon_opts o;
 	int i;
 
@@ -320,7 +333,7 @@ static int start_daemon(void)
 	if (dpid == 0) {
 		if (!freopen(logf, "w", stderr) ||
 		    daemon_module_add(&arbiter_module) ||
-		    daemon_parse(15, argv, &o, stdout, stderr))
+		    daemon_parse(17, argv, &o, stdout, stderr))
 			_exit(99);
 		_exit(daemon_main(&o));
 	}
@@ -389,6 +402,50 @@ TEST(a_named_pid_is_read_off_the_loop)
 	close(fd2);
 }
 
+/*
+ * As nobody (a --group member: a tenant), three connections ask busy for
+ * a pid whose files stall: two wait (ARB_PARK_PER_UID), the third is
+ * refused at once; the two are refused at the deadline. Exit 0 when so.
+ */
+static int tenant_parks(void)
+{
+	char req[64], r[4096];
+	int fds[3], full = 0, late = 0;
+	gid_t g = 65534;
+
+	if (setgroups(1, &g) || setresgid(g, g, g) ||
+	    setresuid(65534, 65534, 65534))
+		return 90;
+	snprintf(req, sizeof(req), "busy pid=%d\n", named2);
+	for (int i = 0; i < 3; i++) {
+		fds[i] = gp_notify_open(sock);
+		if (fds[i] < 0 || write(fds[i], req, strlen(req)) !=
+		    (ssize_t)strlen(req))
+			return 91;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (daemon_ask(fds[i], "", r, sizeof(r), 60000) <= 0)
+			return 92;
+		full += strstr(r, "requests wait") != NULL;
+		late += strstr(r, "did not answer") != NULL;
+	}
+	return full == 1 && late == 2 ? 0 : 10 + 3 * full + late;
+}
+
+TEST(a_tenant_parks_two_requests_at_most)
+{
+	int st = -1;
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(tenant_parks());
+	CHECK(p > 0 && waitpid(p, &st, 0) == p);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		printf("# the tenant's child: status 0x%x\n", st);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(ask("status\n") == 0);
+}
+
 int main(void)
 {
 	char cmd[160];
@@ -400,7 +457,7 @@ int main(void)
 	}
 	signal(SIGALRM, on_alarm);
 	alarm(300);
-	if (mkdtemp(dir))
+	if (mkdtemp(dir) && !chmod(dir, 0755))	/* nobody reaches the socket */
 		snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
 	if (!mnt[0] || start_procs()) {
 		printf("not ok 1 - set-up (temp dir, processes, FUSE mount: %s)\n",
@@ -420,6 +477,7 @@ int main(void)
 	RUN(stuck_cmdline_leaves_the_loop_answering);
 	RUN(a_later_process_is_still_classified);
 	RUN(a_named_pid_is_read_off_the_loop);
+	RUN(a_tenant_parks_two_requests_at_most);
 	close(fd);
 	/*
 	 * SIGTERM: the loop shuts down ("bye" in its log). The process
@@ -448,6 +506,7 @@ int main(void)
 	waitpid(child, NULL, 0);
 	waitpid(online, NULL, 0);
 	waitpid(named, NULL, 0);
+	waitpid(named2, NULL, 0);
 	waitpid(server, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (!tap_failed && system(cmd))
