@@ -78,7 +78,7 @@ void arbiter_stop(struct daemon *d)
 		if (a->p[i].pidfd >= 0)
 			close(a->p[i].pidfd);
 	arb_set(d, NULL);
-	arb_defer_stop(d, a);	/* their lines now meet no arbiter */
+	arb_defer_stop(a);
 }
 
 static void arb_remove(struct arbiter *a, struct arb_proc *p)

@@ -211,7 +211,7 @@ void arb_defer_closed(struct arbiter *a, const struct client *c)
 		}
 }
 
-void arb_defer_stop(struct daemon *d, struct arbiter *a)
+void arb_defer_stop(struct arbiter *a)
 {
 	struct arb_parks *ps = a->parks;
 	struct gp_err e = {};
@@ -219,10 +219,13 @@ void arb_defer_stop(struct daemon *d, struct arbiter *a)
 	a->parks = NULL;
 	gp_err_set(&e, GP_EXIT_USAGE, ENOTSUP, "the arbiter stopped while "
 		   "the request waited");
+	/* Not client_undefer(): at shutdown the lines that came meanwhile
+	 * must not be served (a suspend after every hold was ended); the
+	 * next bytes of a live connection serve them. */
 	for (int i = 0; ps && i < ps->n; i++) {
 		gp_offjob_put(ps->p[i].job);
 		reply_err(ps->p[i].c, &e);
-		client_undefer(d, ps->p[i].c);
+		ps->p[i].c->deferred = false;
 	}
 	free(ps);
 }

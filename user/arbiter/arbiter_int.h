@@ -176,8 +176,9 @@ void arb_defer(struct daemon *d, struct client *c, const struct arb_req *q,
 void arb_defer_tick(struct daemon *d, uint64_t now);
 uint64_t arb_defer_deadline(const struct arbiter *a);
 void arb_defer_closed(struct arbiter *a, const struct client *c);
-/* After the module's data is gone: waiting requests refused. */
-void arb_defer_stop(struct daemon *d, struct arbiter *a);
+/* Waiting requests refused (their connections' later lines are served
+ * by their next bytes, never at shutdown). */
+void arb_defer_stop(struct arbiter *a);
 
 /* arbiter_launch.c: --detect launch. */
 void arbl_start(struct daemon *d);
