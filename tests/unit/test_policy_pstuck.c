@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/fuse.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -403,6 +404,45 @@ TEST(a_named_pid_is_read_off_the_loop)
 }
 
 /*
+ * A request that waits for a description holds back the lines after it
+ * on its connection: the answers come in order (classify always reads
+ * the process; a pid that is gone is refused once the read ends, then
+ * status answers).
+ */
+TEST(answers_stay_in_order_behind_a_waiting_request)
+{
+	char req[96], r[8192] = "", *first, *second;
+	size_t n = 0;
+	pid_t gone = fork();
+	int i;
+
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	snprintf(req, sizeof(req), "classify pid=%d class=online\nstatus\n",
+		 gone);
+	CHECK(write(fd, req, strlen(req)) == (ssize_t)strlen(req));
+	/* both terminal lines, 30 s at most (a loaded host) */
+	for (i = 0; i < 300 && !strstr(r, "\nok\n") && n < sizeof(r) - 1;
+	     i++) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t k;
+
+		if (poll(&p, 1, 100) != 1)
+			continue;
+		k = read(fd, r + n, sizeof(r) - 1 - n);
+		if (k <= 0)
+			break;
+		n += k;
+		r[n] = 0;
+	}
+	first = strstr(r, "err ");
+	second = strstr(r, "\nok\n");
+	CHECK(first && second && first < second);
+	CHECK(strstr(r, "no process"));
+}
+
+/*
  * As nobody (a --group member: a tenant), three connections ask busy for
  * a pid whose files stall: two wait (ARB_PARK_PER_UID), the third is
  * refused at once; the two are refused at the deadline. Exit 0 when so.
@@ -478,6 +518,7 @@ int main(void)
 	RUN(a_later_process_is_still_classified);
 	RUN(a_named_pid_is_read_off_the_loop);
 	RUN(a_tenant_parks_two_requests_at_most);
+	RUN(answers_stay_in_order_behind_a_waiting_request);
 	close(fd);
 	/*
 	 * SIGTERM: the loop shuts down ("bye" in its log). The process
