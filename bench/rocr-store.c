@@ -23,6 +23,8 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#include "../tests/lib/gofile.h"
+
 static struct {
 	__typeof__(hsa_init) *init;
 	__typeof__(hsa_amd_signal_create) *amd_signal_create;
@@ -40,7 +42,6 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
 	const char *go = NULL, *ready = NULL;
-	struct timespec ms = { 0, 1000000 };
 	long n = 100000, rounds = 1, r, i;
 	hsa_signal_t s;
 	void *h;
@@ -76,18 +77,9 @@ int main(int argc, char **argv)
 	}
 	printf("{\"step\":\"init\",\"ok\":true,\"pid\":%d}\n", getpid());
 	fflush(stdout);
-	if (ready) {
-		FILE *f = fopen(ready, "w");
-
-		if (f)
-			fclose(f);
-	}
+	gofile_ready(ready);
 	for (r = 0; r < rounds; r++) {
-		if (go) {
-			while (access(go, F_OK))
-				nanosleep(&ms, NULL);
-			unlink(go);
-		}
+		gofile_wait(go);
 		t0 = now_ns();
 		for (i = 0; i < n; i++)
 			hsa.signal_store_screlease(s, i);
