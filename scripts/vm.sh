@@ -147,18 +147,21 @@ base_cpio() { # slot -> path
 	echo "$cpio"
 }
 
-# The HIP disk's modules (virtio_blk, ext4), an archive of their own
+# The HIP disk's modules (virtio_pci, virtio_blk, ext4), an archive of their own
 # appended only when the disk is attached; cached per kernel build.
 disk_cpio() { # slot -> path
 	local slot=$1 root kver cpio stage
 	root=$(scripts/kernels.sh path "$slot" root)
 	kver=$(scripts/kernels.sh path "$slot" kver)
 	cpio=$CACHE/kernels/$slot/disk-$kver.cpio
-	if [ ! -s "$cpio" ]; then
+	if [ ! -s "$cpio" ] || [ ! "$cpio" -nt "$0" ]; then
 		stage=$(mktemp -d)
 		mkdir -p "$stage/gp"
-		add_modules "$root" "$kver" "$stage" modules.disk virtio_blk ext4
-		[ -s "$stage/gp/modules.disk" ] || die "kernel $slot: no virtio_blk/ext4 modules"
+		# virtio_pci is a module on 6.1, built in on 6.12; a kernel
+		# with all three built in gets an empty list
+		touch "$stage/gp/modules.disk"
+		add_modules "$root" "$kver" "$stage" modules.disk \
+			virtio_pci virtio_blk ext4
 		chmod 0755 "$stage"
 		(cd "$stage" && find . | cpio -o -H newc --quiet) > "$stage.cpio"
 		mv "$stage.cpio" "$cpio"

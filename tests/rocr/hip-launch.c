@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/gofile.h"
+
 typedef struct { unsigned x, y, z; } dim3;
 typedef int (*count_fn)(int *);
 typedef int (*sync_fn)(void);
@@ -86,15 +88,6 @@ static int call(const char *name, void *fn)
 	return ((launch_fn)fn)(NULL, one, one, NULL, 0, NULL);
 }
 
-static void wait_go(const char *go)
-{
-	struct timespec ms = { 0, 1000000 };
-
-	while (access(go, F_OK))
-		nanosleep(&ms, NULL);
-	unlink(go);
-}
-
 int main(int argc, char **argv)
 {
 	const char *lib = "libamdhip64.so.5", *fname = "launch";
@@ -140,15 +133,9 @@ int main(int argc, char **argv)
 	printf("{\"step\":\"count\",\"status\":%d,\"count\":%d,\"pid\":%d}\n",
 	       count(&cnt), cnt, getpid());
 	fflush(stdout);
-	if (ready) {
-		FILE *f = fopen(ready, "w");
-
-		if (f)
-			fclose(f);
-	}
+	gofile_ready(ready);
 	for (r = 0; r < rounds; r++) {
-		if (go)
-			wait_go(go);
+		gofile_wait(go);
 		t0 = now_s();
 		for (i = 0; i < n; i++)
 			rc = call(fname, fn);

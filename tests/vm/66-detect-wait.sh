@@ -5,8 +5,9 @@
 # that is not online makes none and is not even counted. The ioctls are
 # real (kfd-exerciser's events step: CREATE_EVENT, SET_EVENT when asked,
 # WAIT_EVENTS, DESTROY_EVENT; no GPU is needed for signal events). The
-# STAND-IN is the busy state: with no HIP library in this guest, the test
-# driver (detect-run "busy PID") seeds the state a launch uprobe would.
+# STAND-IN is the busy state: the test driver (detect-run "busy PID")
+# seeds the state a launch uprobe would (HIP with no GPU never waits in
+# KFD; the launch uprobes themselves are 68-detect-launch.sh's).
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
 

@@ -104,51 +104,36 @@ else
 	exit 0
 fi
 
-# 1. Launches, then a sync: suspended at the busy edge, resumed after the
-#    sync's return (plus --resume-after).
-n="launch detector: hipLaunchKernel in the online program suspends the ROCr process (kernel's suspend_queues), the sync's return resumes it"
-t0=$(now_ns)
-if go dls 1 && ev_wait suspend "$T" "$t0" 1 30 &&
-   wait_log "launches of pid $S: busy (hipLaunchKernel)" 30 &&
-   wait_log "launches of pid $S: idle (sync returned)" 30 &&
-   ev_wait resume "$T" "$t0" 1 30; then
-	s=$(ev_first suspend "$T" "$t0")
-	r=$(ev_first resume "$T" "$t0")
-	if [ "$r" -gt "$s" ] && grep -q "suspend pid $T (busy)" $LOG; then
-		gp_ok "$n"
+# cycle NAME PROG PID WHY: PROG's next round of launches suspends the ROCr
+# process (the kernel's suspend_queues), the busy ends for WHY, and it is
+# resumed: the idle comes after the suspend was carried out and the resume
+# --resume-after (300 ms) later (10 ms /proc/uptime steps)
+cycle() {
+	t0=$(now_ns)
+	if go "$2" 1 && ev_wait suspend "$T" "$t0" 1 30 &&
+	   wait_log "launches of pid $3: busy (hipLaunchKernel)" 30 &&
+	   wait_log "launches of pid $3: idle ($4)" 30 &&
+	   ev_wait resume "$T" "$t0" 1 30; then
+		s=$(ev_first suspend "$T" "$t0")
+		r=$(ev_first resume "$T" "$t0")
+		if [ $((r - s)) -ge 290000000 ] &&
+		   grep -q "suspend pid $T (busy)" $LOG; then
+			gp_ok "$1"
+		else
+			gp_fail "$1" "resumed $(( (r - s) / 1000000 )) ms after the suspend"
+			gp_log $LOG
+		fi
 	else
-		gp_fail "$n" "suspend at $s, resume at $r"
+		gp_fail "$1" "no suspend/resume pair from the kernel"
 		gp_log $LOG
+		gp_log "/tmp/$2.out"
 	fi
-else
-	gp_fail "$n" "no suspend/resume pair from the kernel"
-	gp_log $LOG
-	gp_log /tmp/dls.out
-fi
-
-# 2. Launches, no sync: the busy ends --launch-grace after the last one.
-n="launch detector: launches with no sync suspend the ROCr process; --launch-grace ends the busy and it resumes"
+}
+cycle "launch detector: hipLaunchKernel in the online program suspends the ROCr process (kernel's suspend_queues), the sync's return resumes it" \
+	dls "$S" "sync returned"
 sleep 0.5
-t1=$(now_ns)
-if go dlg 1 && ev_wait suspend "$T" "$t1" 1 30 &&
-   wait_log "launches of pid $G: busy (hipLaunchKernel)" 30 &&
-   wait_log "launches of pid $G: idle (no launch for --launch-grace)" 30 &&
-   ev_wait resume "$T" "$t1" 1 30; then
-	s=$(ev_first suspend "$T" "$t1")
-	r=$(ev_first resume "$T" "$t1")
-	# the idle comes after the suspend was carried out, and the resume
-	# --resume-after (300 ms) later: 10 ms /proc/uptime steps
-	if [ $((r - s)) -ge 290000000 ]; then
-		gp_ok "$n"
-	else
-		gp_fail "$n" "resumed $(( (r - s) / 1000000 )) ms after the suspend"
-		gp_log $LOG
-	fi
-else
-	gp_fail "$n" "no suspend/resume pair from the kernel"
-	gp_log $LOG
-	gp_log /tmp/dlg.out
-fi
+cycle "launch detector: launches with no sync suspend the ROCr process; --launch-grace ends the busy and it resumes" \
+	dlg "$G" "no launch for --launch-grace"
 
 n="launch detector: one busy and one idle edge per program (edges, not launches)"
 if [ "$(grep -c "launches of pid $S: busy" $LOG)" -eq 1 ] &&
