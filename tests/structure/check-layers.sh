@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The shape of user/, checked from the #include lines themselves (so it
-# cannot drift from the code); TAP on stdout. docs/architecture.md says
+# The shape of user/, checked from the #include lines and (check 4) the
+# definitions and uses themselves (so it cannot drift from the code); TAP
+# on stdout. docs/architecture.md says
 # why the layers are what they are.
 #
 #   tests/structure/check-layers.sh [ROOT]    ROOT: a tree with user/ (.)
