@@ -26,7 +26,7 @@ BEGIN { head = ""; depth = 0 }
 	gsub(/'([^'\\]|\\.)*'/, "' '", line)
 	if (depth > 0) {
 		# inside a body or initializer: count braces to its end
-		depth += gsub(/{/, "{", line) - gsub(/}/, "}", line)
+		depth += gsub(/[{]/, "{", line) - gsub(/[}]/, "}", line)
 		next
 	}
 	if (line ~ /^[{][[:space:]]*$/) {	# a function body
@@ -51,7 +51,7 @@ BEGIN { head = ""; depth = 0 }
 		head = ""
 		next
 	}
-	opens = gsub(/{/, "{", head) - gsub(/}/, "}", head)
+	opens = gsub(/[{]/, "{", head) - gsub(/[}]/, "}", head)
 	if (head ~ /;[[:space:]]*$/ || opens > 0) {
 		# a declaration, a variable or a type: a variable has no "("
 		# before its "=", "[" or ";"
