@@ -126,6 +126,9 @@ ties=$(for f in $loop; do
 		names[$2] = names[$2] " " $3 }
 	     END { for (b in names) print f " -> " b ":" names[b] }' "$calls/edges"
 done)
+# without a compiler every file would read empty and check 4 pass unseen
+command -v "${CC:-cc}" >/dev/null ||
+	ties="no C compiler (${CC:-cc}) to strip the sources with: set CC"
 verdict 4 "no call circle among the files of one folder" \
 	"a call circle (file -> file: the names it uses)" "$ties"
 [ "$fails" -eq 0 ]
