@@ -63,6 +63,18 @@ struct gp_pending {
 };
 
 /*
+ * One keyed map: GP_MAP(name, HASH or PERCPU_ARRAY, max entries, key type,
+ * value type), libbpf's BTF-defined map (the skeleton names it "name").
+ */
+#define GP_MAP(name, type_, max, key_t, val_t)			\
+	struct {						\
+		__uint(type, BPF_MAP_TYPE_##type_);		\
+		__uint(max_entries, max);			\
+		__type(key, key_t);				\
+		__type(value, val_t);				\
+	} name SEC(".maps")
+
+/*
  * 4 MiB: ~37,000 events of slack for a loader busy formatting (256 KiB lost
  * events from 250 k/s in bench/; docs/benchmarks.md).
  */
@@ -75,19 +87,10 @@ struct {
  * Per-CPU counters, enum gp_stat: failed ring-buffer reservations (key 0,
  * the name is historical) and full maps. The loader sums and reports.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GP_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} gp_lost SEC(".maps");
+GP_MAP(gp_lost, PERCPU_ARRAY, GP_STAT_MAX, __u32, __u64);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GP_MAX_QUEUES);
-	__type(key, struct gp_queue_key);
-	__type(value, struct gp_queue_val);
-} gp_queues SEC(".maps");
+GP_MAP(gp_queues, HASH, GP_MAX_QUEUES, struct gp_queue_key,
+       struct gp_queue_val);
 
 /*
  * Pids that own (or owned) a row of gp_queues: set by BPF when it adds a
@@ -95,51 +98,21 @@ struct {
  * process exit on the machine runs gp_task_exit(); walking the whole
  * queue map there cost ~11 us per exit (bench/), this lookup a few ns.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GP_MAX_QUEUES);
-	__type(key, __u32);
-	__type(value, __u8);
-} gp_owners SEC(".maps");
+GP_MAP(gp_owners, HASH, GP_MAX_QUEUES, __u32, __u8);
 
 /* (pid, queue_id) -> gpu_id of the gp_queues row; see gpreempt.h. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GP_MAX_QUEUES);
-	__type(key, struct gp_qidx_key);
-	__type(value, __u32);
-} gp_qidx SEC(".maps");
+GP_MAP(gp_qidx, HASH, GP_MAX_QUEUES, struct gp_qidx_key, __u32);
 
 /* Latency histograms, gp_hist_idx(op, sub) -> gp_hist (gpreempt.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GP_HIST_ENTRIES);
-	__type(key, __u32);
-	__type(value, struct gp_hist);
-} gp_hists SEC(".maps");
+GP_MAP(gp_hists, PERCPU_ARRAY, GP_HIST_ENTRIES, __u32, struct gp_hist);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct gp_pending_key);
-	__type(value, struct gp_pending);
-} gp_pending SEC(".maps");
+GP_MAP(gp_pending, HASH, 8192, struct gp_pending_key, struct gp_pending);
 
 /* Per-op counts, per CPU: what summary mode reports for every op. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GP_OP_MAX);
-	__type(key, __u32);
-	__type(value, struct gp_count);
-} gp_counts SEC(".maps");
+GP_MAP(gp_counts, PERCPU_ARRAY, GP_OP_MAX, __u32, struct gp_count);
 
 /* -p PIDs (host tgids); consulted only when gp_filter_pids is set. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u32);
-	__type(value, __u8);
-} gp_pids SEC(".maps");
+GP_MAP(gp_pids, HASH, 64, __u32, __u8);
 
 static __always_inline bool gp_pid_wanted(__u32 pid, __u32 target)
 {

@@ -36,6 +36,23 @@ as() {
 	exec setpriv --reuid="$u" --regid="$GRP" --clear-groups "$@"
 }
 
+# users_setup TAG GROUP USER...: the scratch directory $D
+# (/tmp/gpTAG.XXXXXX, 0755 so the users reach what is put there), the group
+# $GRP=GROUP and USER... in it (no home, no login); skips without useradd.
+# users_teardown undoes it.
+users_setup() {
+	local u
+	command -v useradd >/dev/null || skip "no useradd"
+	D=$(mktemp -d "/tmp/gp$1.XXXXXX")
+	chmod 0755 "$D"
+	GRP=$2
+	shift 2
+	groupadd "$GRP"
+	for u in "$@"; do
+		useradd -M -N -g "$GRP" -s /usr/sbin/nologin "$u"
+	done
+}
+
 # users_teardown USER...: kill what the test users still run (a background
 # `as` job left holding bats' output open would keep the whole bats run
 # from ever ending), then remove them, the group $GRP and the directory $D.

@@ -17,6 +17,33 @@ setup() {
 @test "structure: the tree passes the layer check" {
 	run -0 "$CHECK" "$TOP"
 	[[ "$output" == *"ok 3 - no include circle"* ]]
+	[[ "$output" == *"ok 4 - no call circle"* ]]
+}
+
+# A lower file of a folder calling back into the file that calls it (the
+# circles the arbiter, the daemon and bugreport had), through the shared
+# header both include: the includes alone do not show it.
+@test "structure: two files of one folder calling each other fail check 4" {
+	printf 'void dlog(const char *fmt, ...);\nvoid json_log_hook(void)\n{\n\tdlog("x");\n}\n' \
+		>> "$T/user/daemon/daemon_reply.c"
+	printf 'void json_log_hook(void);\nvoid daemon_log_calls_back(void)\n{\n\tjson_log_hook();\n}\n' \
+		>> "$T/user/daemon/daemon_log.c"
+	run -1 "$CHECK" "$T"
+	[[ "$output" == *"ok 3 "* ]]
+	[[ "$output" == *"not ok 4 "* ]]
+	[[ "$output" == *"user/daemon/daemon_log.c -> user/daemon/daemon_reply.c: json_log_hook"* ]]
+	[[ "$output" == *"user/daemon/daemon_reply.c -> user/daemon/daemon_log.c: dlog"* ]]
+}
+
+@test "structure: a call one way, or a name in a comment or a static, is no circle" {
+	# daemon_log.c names reply_* only in a comment, a string and a
+	# static; daemon_reply.c defines a static of a dlog-like name
+	printf '/* reply_ok() */\nstatic void reply_ok_local(void)\n{\n\tconst char *s = "reply_line";\n\t(void)s;\n}\n' \
+		>> "$T/user/daemon/daemon_log.c"
+	printf 'static void dlog_flush_here(void)\n{\n}\n' \
+		>> "$T/user/daemon/daemon_reply.c"
+	run -0 "$CHECK" "$T"
+	[[ "$output" == *"ok 4 - no call circle"* ]]
 }
 
 @test "structure: the daemon including an arbiter header fails check 1" {

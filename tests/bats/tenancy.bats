@@ -10,17 +10,11 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	daemon_setup
-	command -v useradd >/dev/null || skip "no useradd"
-	D=$(mktemp -d /tmp/gptenancy.XXXXXX)
-	chmod 0755 "$D"
-	SOCK=$D/ctl.sock
-	DPID= HOLD= TARGET=
-	GRP=gpt1grp$$
+	HOLD= TARGET=
 	UA=gpt1a$$
 	UB=gpt1b$$
-	groupadd "$GRP"
-	useradd -M -N -g "$GRP" -s /usr/sbin/nologin "$UA"
-	useradd -M -N -g "$GRP" -s /usr/sbin/nologin "$UB"
+	users_setup tenancy "gpt1grp$$" "$UA" "$UB"
+	SOCK=$D/ctl.sock
 }
 
 teardown() {

@@ -11,16 +11,11 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	daemon_setup
-	command -v useradd >/dev/null || skip "no useradd"
-	D=$(mktemp -d /tmp/gptsock.XXXXXX)
-	chmod 0755 "$D"
+	HOLD= TARGET= CG=
+	UA=gpt2a$$
+	users_setup tsock "gpt2grp$$" "$UA"
 	SOCK=$D/admin/ctl.sock
 	TSOCK=$D/tenant/ctl.sock
-	DPID= HOLD= TARGET= CG=
-	GRP=gpt2grp$$
-	UA=gpt2a$$
-	groupadd "$GRP"
-	useradd -M -N -g "$GRP" -s /usr/sbin/nologin "$UA"
 }
 
 teardown() {

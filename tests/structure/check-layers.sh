@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The shape of user/, checked from the #include lines themselves (so it
-# cannot drift from the code); TAP on stdout. docs/architecture.md says
+# The shape of user/, checked from the #include lines and (check 4) the
+# definitions and uses themselves (so it cannot drift from the code); TAP
+# on stdout. docs/architecture.md says
 # why the layers are what they are.
 #
 #   tests/structure/check-layers.sh [ROOT]    ROOT: a tree with user/ (.)
@@ -9,13 +10,19 @@
 # 1. no file under user/daemon/ includes a header of user/arbiter/ (the
 #    daemon is a host for modules and names none: daemon_module.h);
 # 2. every include points to the same folder or a lower layer (rank);
-# 3. no include circle among the files of user/.
+# 3. no include circle among the files of user/;
+# 4. no call circle among the .c files of one folder: file A uses a name
+#    that file B defines (c-defs.awk) and B, through any chain of the
+#    folder's files, uses one of A's. A file that both serves the others
+#    and calls them back belongs split: the shared core below, callbacks
+#    registered upward (docs/architecture.md).
 # A header is found by its bare name in user/*/ (the Makefile puts every
 # folder on -I, so names are unique); names found nowhere in user/ are
 # the system's, bpf/'s or generated (skeletons) and are not layered.
 set -uo pipefail
 
-root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+here=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$here/../..}
 cd "$root" || exit 1
 
 # Bottom to top. A folder may include its own headers and those of any
@@ -34,7 +41,8 @@ declare -A rank=(
 )
 
 edges=$(mktemp)
-trap 'rm -f "$edges"' EXIT
+calls=$(mktemp -d)
+trap 'rm -rf "$edges" "$calls"' EXIT
 declare -A home=()
 for f in user/*/*.h; do
 	home[$(basename "$f")]=$f
@@ -62,7 +70,7 @@ verdict() {
 	while IFS= read -r l; do echo "#   $l"; done <<<"$4"
 }
 
-echo "1..3"
+echo "1..4"
 bad=$(while read -r f t; do
 	[ "$(layer "$f")" = daemon ] && [ "$(layer "$t")" = arbiter ] &&
 		echo "$f includes $t"
@@ -89,4 +97,38 @@ verdict 2 "every include points down (or within its folder)" \
 loop=$(awk '$1 != $2' "$edges" | tsort 2>&1 >/dev/null)
 verdict 3 "no include circle among the files of user/" \
 	"an include circle" "$loop"
+# Comments and strings go first (cc -fpreprocessed, then sed): names
+# they mention are no calls.
+strip() {
+	${CC:-cc} -fpreprocessed -dD -E -P -x c "$1" 2>/dev/null |
+		sed -E 's/"([^"\\]|\\.)*"/""/g'
+}
+for dir in user/*/; do
+	for f in "$dir"*.c; do
+		[ -e "$f" ] || continue
+		strip "$f" > "$calls/src"
+		awk -f "$here/c-defs.awk" "$calls/src" |
+			sed "s|^|$f |" >> "$calls/defs"
+		grep -ow '[A-Za-z_][A-Za-z0-9_]*' "$calls/src" | sort -u |
+			sed "s|^|$f |" >> "$calls/uses"
+	done
+done
+# "A B name": A uses name, which B of the same folder defines.
+awk 'NR == FNR { def[$2] = $1; next }
+     ($2 in def) && def[$2] != $1 {
+	a = $1; b = def[$2]; sub(/[^/]*$/, "", a); sub(/[^/]*$/, "", b)
+	if (a == b) print $1, def[$2], $2
+     }' "$calls/defs" "$calls/uses" > "$calls/edges"
+loop=$(awk '{ print $1, $2 }' "$calls/edges" | sort -u | tsort 2>&1 >/dev/null |
+	grep -v "input contains a loop" | sort -u)
+ties=$(for f in $loop; do
+	awk -v f="$f" -v in_loop=" $(echo $loop) " '$1 == f && index(in_loop, " " $2 " ") {
+		names[$2] = names[$2] " " $3 }
+	     END { for (b in names) print f " -> " b ":" names[b] }' "$calls/edges"
+done)
+# without a compiler every file would read empty and check 4 pass unseen
+command -v "${CC:-cc}" >/dev/null ||
+	ties="no C compiler (${CC:-cc}) to strip the sources with: set CC"
+verdict 4 "no call circle among the files of one folder" \
+	"a call circle (file -> file: the names it uses)" "$ties"
 [ "$fails" -eq 0 ]

@@ -20,34 +20,16 @@ LOG=/tmp/ts.log
 
 wait_log() { gp_wait_log $LOG "$@"; } # TEXT SECS
 
-gp_nobody
-chmod 0666 /dev/kfd
-
-sh -c 'while :; do sleep 1; done' online-standin &
-OPID=$!
-rm -f /tmp/tsoff.ready /tmp/ts.ready
-su -s /bin/sh nobody -c 'exec kfd-exerciser open runtime-enable ready:/tmp/tsoff.ready wait:300000' > /tmp/tsoff.out 2>&1 &
-T=$!
-cleanup() {
-	kill "$T" "$OPID" 2>/dev/null
-	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
-}
-gpreempt-ctl daemon --socket $SOCK --tenant-socket $TSOCK \
-	--ready /tmp/ts.ready --online uid=0,cmdline=online-standin \
-	--offline uid=65534 --resume-after 300ms --scope node 2>> $LOG &
-DPID=$!
-
 n="root's busy on the tenant socket (a tenant of uid 0) has nobody's job suspended"
-if gp_wait_file /tmp/tsoff.ready 20 && gp_wait_file /tmp/ts.ready 20 &&
-   wait_log "offline pid $T .* attached" 20 &&
+if ctl_held_start ts $LOG --socket $SOCK --tenant-socket $TSOCK &&
    [ "$(stat -c %a $TSOCK)" = 666 ] && [ "$(stat -c %a $SOCK)" = 600 ] &&
    GPREEMPT_SOCKET=$TSOCK gpreempt-ctl notify busy --pid "$OPID" > /tmp/tsn.out 2>&1 &&
    wait_log "suspend pid $T (busy)" 10; then
 	gp_ok "$n"
 else
-	gp_fail "$n" "T=$T $(cat /tmp/tsoff.out /tmp/tsn.out)"
+	gp_fail "$n" "T=$T $(cat /tmp/ts-off.out /tmp/tsn.out)"
 	gp_log $LOG
-	cleanup
+	ctl_held_stop
 	exit 0
 fi
 
@@ -87,4 +69,4 @@ else
 	gp_fail "$n" "$(cat /tmp/tsi.out)"
 	gp_log $LOG
 fi
-cleanup
+ctl_held_stop

@@ -120,3 +120,36 @@ d_attach_ok() { # name session-regex daemon-log
 		gp_log "$3"
 	fi
 }
+
+# ctl_held_start NAME LOG DAEMON-ARG...: the scene of the arbiter-holds
+# tests (65, 69): root's online stand-in (OPID, a shell named
+# online-standin), nobody's offline job (T, a kfd-exerciser: a real KFD
+# process with its runtime enabled, output in /tmp/NAME-off.out) and a
+# daemon (DPID, stderr appended to LOG) with DAEMON-ARG... and the arbiter
+# options both tests use. True once both are ready and the daemon has
+# attached the job; ctl_held_stop ends all three.
+ctl_held_start() {
+	_n=$1
+	_log=$2
+	shift 2
+	gp_nobody
+	chmod 0666 /dev/kfd
+	sh -c 'while :; do sleep 1; done' online-standin &
+	OPID=$!
+	rm -f "/tmp/$_n-off.ready" "/tmp/$_n.ready"
+	su -s /bin/sh nobody -c "exec kfd-exerciser open runtime-enable ready:/tmp/$_n-off.ready wait:300000" \
+		> "/tmp/$_n-off.out" 2>&1 &
+	T=$!
+	gpreempt-ctl daemon "$@" --ready "/tmp/$_n.ready" \
+		--online uid=0,cmdline=online-standin --offline uid=65534 \
+		--resume-after 300ms --scope node 2>> "$_log" &
+	DPID=$!
+	gp_wait_file "/tmp/$_n-off.ready" 20 &&
+		gp_wait_file "/tmp/$_n.ready" 20 &&
+		gp_wait_log "$_log" "offline pid $T .* attached" 20
+}
+
+ctl_held_stop() {
+	kill "$T" "$OPID" 2>/dev/null
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+}
