@@ -41,14 +41,16 @@ gpus_table() {
 		for sc in node gpu; do
 			read -r p50 p99 < <(awk -v k=$k -v s=$sc '$2 == "garb" && $3 == s && $4 == k { print $6 }' \
 				"$OUT/arb-vm.raw" | pct)
+			# a run that lost its count line prints "-" (read fails
+			# on no input: under set -e the table would stop there)
 			read -r io < <(awk -v k=$k -v s=$sc '$2 == "gioctl" && $3 == s && $4 == k && $6 > 0 {
-				printf "%.2f\n", $5 / $6 }' "$OUT/arb-vm.raw")
+				printf "%.2f\n", $5 / $6 }' "$OUT/arb-vm.raw") || io=
 			printf '%-4s %-5s %10s %10s %14s\n' "$k" "$sc" "$p50" "$p99" "${io:--}"
 			eval "p50_$sc=\$p50 io_$sc=\${io:-0}"
 		done
 		# shellcheck disable=SC2154 # set by the eval above
 		awk -v k=$k -v pn="$p50_node" -v pg="$p50_gpu" -v ion="$io_node" -v iog="$io_gpu" 'BEGIN {
-			if (pn + 0 > 0 && pg + 0 > 0 && ion + 0 > 0)
+			if (pn + 0 > 0 && pg + 0 > 0 && ion + 0 > 0 && iog + 0 > 0)
 				printf "# K=%s gpu/node: latency p50 %.2fx, ioctls %.2fx\n", k, pg / pn, iog / ion }'
 	done
 }

@@ -26,3 +26,12 @@ teardown() {
 	[[ "$output" == *"# launch detector, host"* ]]
 	[[ "$output" == *"== gpreempt benchmarks ("* ]]
 }
+
+@test "bench/arbiter.sh --gpus-report: a run that lost a line prints '-' for it, no ratio from it, and the whole table" {
+	zcat "$TOP/bench/results/2026-11-26/arbiter-gpus-vm.raw.gz" |
+		grep -v '^BENCH gioctl gpu 64 ' > "$OUT/arb-vm.raw"
+	run -0 env BENCH_OUTPUT="$OUT" "$TOP/bench/arbiter.sh" --gpus-report
+	[[ "$output" == *"64   gpu "*" -"* ]]
+	[[ "$output" != *"K=64 gpu/node"* ]]
+	[ "${#lines[@]}" -eq 9 ]
+}

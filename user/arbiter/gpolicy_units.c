@@ -192,46 +192,58 @@ void gp_gpolicy_offline_gone(struct gp_gpolicy *g, uint64_t now, int pid,
 	*p = g->proc[--g->nproc];
 }
 
-void gp_gpolicy_failed(struct gp_gpolicy *g, uint64_t now, int pid,
-		       enum gp_pop op)
+/* The process runs everywhere now: none of its queues, nor the whole of
+ * it, is suspended. NULL when pid is not attached. */
+static struct gp_gproc *runs_everywhere(struct gp_gpolicy *g, int pid)
 {
-	struct gp_gpolicy_priv *pv = priv(g);
 	struct gp_gproc *p = gpg_proc_of(g, pid);
 
 	if (!p)
-		return;
-	/* The process runs everywhere now (a failed resume ends the
-	 * session, which resumes it in the kernel). */
+		return NULL;
 	for (int i = 0; i < p->nq; i++)
 		p->q[i].suspended = false;
 	p->whole = false;
-	for (int s = 0; s < g->nslot; s++) {
-		if (!(pv->sh[s].held & (1ull << p->unit)) &&
-		    op == GP_POP_SUSPEND)
+	return p;
+}
+
+static bool slot_holds(const struct gp_gpolicy *g, int s,
+		       const struct gp_gproc *p)
+{
+	return priv(g)->sh[s].held & (1ull << p->unit);
+}
+
+/* Slot s stops holding p's unit when p was its only member. */
+static void slot_unhold(struct gp_gpolicy *g, int s, const struct gp_gproc *p)
+{
+	if (g->unit[p->unit].members == 1)
+		priv(g)->sh[s].held &= ~(1ull << p->unit);
+}
+
+void gp_gpolicy_failed(struct gp_gpolicy *g, uint64_t now, int pid,
+		       enum gp_pop op)
+{
+	/* a failed resume ends the session, which resumes it in the kernel */
+	struct gp_gproc *p = runs_everywhere(g, pid);
+
+	for (int s = 0; p && s < g->nslot; s++) {
+		if (op == GP_POP_SUSPEND && !slot_holds(g, s, p))
 			continue;
 		gp_policy_failed(&g->slot[s]->p, now, g->unit[p->unit].id, op);
-		if (op == GP_POP_SUSPEND && g->unit[p->unit].members == 1)
-			pv->sh[s].held &= ~(1ull << p->unit);
+		if (op == GP_POP_SUSPEND)
+			slot_unhold(g, s, p);
 	}
 }
 
 void gp_gpolicy_released(struct gp_gpolicy *g, uint64_t now, int pid)
 {
-	struct gp_gpolicy_priv *pv = priv(g);
-	struct gp_gproc *p = gpg_proc_of(g, pid);
+	struct gp_gproc *p = runs_everywhere(g, pid);
 
-	if (!p)
-		return;
-	for (int i = 0; i < p->nq; i++)
-		p->q[i].suspended = false;
-	p->whole = false;
-	for (int s = 0; s < g->nslot; s++) {
-		if (!(pv->sh[s].held & (1ull << p->unit)))
+	for (int s = 0; p && s < g->nslot; s++) {
+		if (!slot_holds(g, s, p))
 			continue;
 		gp_policy_offline_released(&g->slot[s]->p, now,
 					   g->unit[p->unit].id);
-		if (g->unit[p->unit].members == 1)
-			pv->sh[s].held &= ~(1ull << p->unit);
+		slot_unhold(g, s, p);
 	}
 }
 
