@@ -116,9 +116,13 @@ static int loop(struct daemon *d)
 		/* a runtime enabled above, or a wait over */
 		daemon_waiting(d, monotonic_ns());
 		/* clients polled this round, last first: closing one moves
-		 * the last into its slot */
+		 * the last into its slot. The expiry above may have closed
+		 * some already (moves too): an event is served only where
+		 * its connection still is, the others' wait for the next
+		 * poll (level-triggered) */
 		for (i = nc; i-- > 0;)
-			client_event(d, i, p[3 + nt + i].revents);
+			if (i < d->n_c && d->c[i]->fd == p[3 + nt + i].fd)
+				client_event(d, i, p[3 + nt + i].revents);
 		if (p[2].revents & POLLIN)
 			client_accept(d, d->lfd, false);
 		/* (a reload may have moved the tenant socket: by fd) */
