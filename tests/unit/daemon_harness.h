@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include "arbiter.h"
 #include "daemon.h"
@@ -98,5 +99,20 @@ static inline int daemon_spawn(pid_t *dpid, int online_pid, char *poll,
 		usleep(50000);
 	return gp_notify_open(sock);
 }
+
+/* SIGTERM to the daemon dpid: one TAP check that it exits 0 (tap.h's
+ * counters: include tap.h first). */
+#define DAEMON_STOP_CHECK(dpid)						\
+	do {								\
+		int _st = 0;						\
+									\
+		kill(dpid, SIGTERM);					\
+		waitpid(dpid, &_st, 0);					\
+		printf("%sok %d - daemon exits 0 on SIGTERM\n",	\
+		       WIFEXITED(_st) && !WEXITSTATUS(_st) ? "" : "not ",\
+		       ++tap_n);					\
+		if (!(WIFEXITED(_st) && !WEXITSTATUS(_st)))		\
+			tap_failed++;					\
+	} while (0)
 
 #endif

@@ -81,7 +81,7 @@ TEST(expiry_beside_other_events_keeps_the_table)
 
 int main(void)
 {
-	int fd, st = 0;
+	int fd;
 
 	if (!mkdtemp(dir)) {
 		printf("not ok 1 - set-up (temp dir)\n");
@@ -98,12 +98,7 @@ int main(void)
 	}
 	close(fd);
 	RUN(expiry_beside_other_events_keeps_the_table);
-	kill(dpid, SIGTERM);
-	waitpid(dpid, &st, 0);
-	printf("%sok %d - daemon exits 0 on SIGTERM\n",
-	       WIFEXITED(st) && !WEXITSTATUS(st) ? "" : "not ", ++tap_n);
-	if (!(WIFEXITED(st) && !WEXITSTATUS(st)))
-		tap_failed++;
+	DAEMON_STOP_CHECK(dpid);
 	if (tap_failed)
 		printf("# daemon log: %s\n", logf);
 	else {

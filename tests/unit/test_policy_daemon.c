@@ -220,7 +220,6 @@ TEST(standin_exit_while_busy_ends_busy)
 int main(void)
 {
 	char cmd[128];
-	int st = 0;
 
 	if (!mkdtemp(dir) || standin_start()) {
 		printf("not ok 1 - set-up (temp dir, aql-standin)\n");
@@ -241,12 +240,7 @@ int main(void)
 	RUN(busy_once_connections_are_closed_when_idle);
 	RUN(standin_exit_while_busy_ends_busy);
 	close(fd);
-	kill(dpid, SIGTERM);
-	waitpid(dpid, &st, 0);
-	printf("%sok %d - daemon exits 0 on SIGTERM\n",
-	       WIFEXITED(st) && !WEXITSTATUS(st) ? "" : "not ", ++tap_n);
-	if (!(WIFEXITED(st) && !WEXITSTATUS(st)))
-		tap_failed++;
+	DAEMON_STOP_CHECK(dpid);
 	if (child > 0)
 		kill(child, SIGKILL);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
