@@ -211,8 +211,6 @@ gpu_busy() {
 	# no queue known: every GPU the policy knows
 	go c
 	wait_for "$W/d.log" "launches of pid $(pid_of c): idle (no launch for --launch-grace)"
-	cat "$W/d.log"
-	"$CTL" daemon -s "$SOCK" --send policy
 	[ "$(gpu_busy 10001)" -eq 2 ]
 	[ "$(gpu_busy 10002)" -eq 2 ]
 }

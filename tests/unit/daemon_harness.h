@@ -79,13 +79,15 @@ static inline int daemon_spawn(pid_t *dpid, int online_pid, char *poll,
 		"uid=0,comm=no-such-job", "--poll", poll, "--resume-after", "0",
 		NULL };
 	struct daemon_opts o;
+	pid_t parent;
 	int i;
 
 	snprintf(on, sizeof(on), "pid=%d", online_pid);
 	signal(SIGPIPE, SIG_IGN);
+	parent = getpid();
 	*dpid = fork();
 	if (*dpid == 0) {
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(98);
 		if (!freopen(logf, "w", stderr) ||
 		    daemon_module_add(&arbiter_module) ||

@@ -83,13 +83,16 @@ static int tell(char op, int q, uint64_t val)
 /* Forks the stand-in; 0 once it reported its queues, -1 if it did not. */
 static int standin_start(void)
 {
+	pid_t parent;
+
 	if (pipe(to_child) || pipe(from_child))
 		return -1;
+	parent = getpid();
 	child = fork();
 	if (child == 0) {
 		/* Dies with the test: a daemon forked later holds to_child's
 		 * write end, so EOF alone would never come. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(98);
 		close(to_child[1]);
 		close(from_child[0]);

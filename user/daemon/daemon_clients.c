@@ -212,9 +212,9 @@ void clients_expire(struct daemon *d, uint64_t now)
 		    now - c->last_ns < d->idle_ns ||
 		    dmod_keeps(d, c))
 			continue;
-		dlog("closed the connection of pid %d uid %u: %s for %llu s",
+		dlog("closed the connection of pid %d uid %u: %s for %.3f s",
 		     c->pid, c->uid, c->out_len ? "not reading its reply" :
-		     "idle", (unsigned long long)(d->idle_ns / NSEC_PER_SEC));
+		     "idle", (double)d->idle_ns / NSEC_PER_SEC);
 		client_close(d, i);
 	}
 }
