@@ -56,7 +56,7 @@
 static char dir[] = "/tmp/gp-pstuck-XXXXXX", sock[96], ready[96],
 	    logf[96], kfd[96];
 static char mnt[96];
-static pid_t dpid, child, online, server, named, named2;
+static pid_t dpid, child, online, server, named, named2, named3;
 static int fd = -1;
 static char reply[8192];
 
@@ -72,6 +72,8 @@ static void kill_all(void)
 		kill(named, SIGKILL);
 	if (named2 > 0)
 		kill(named2, SIGKILL);
+	if (named3 > 0)
+		kill(named3, SIGKILL);
 	if (server > 0)
 		kill(server, SIGKILL);	/* the stalled reads fail */
 	if (mnt[0])
@@ -144,10 +146,11 @@ static void fill_files(void)
  * file, 20 any file of the stalled one. */
 static void fuse_attr_of(uint64_t node, struct fuse_attr *a)
 {
-	bool dir = node <= 3;
+	bool dir = node <= 4;
 
 	memset(a, 0, sizeof(*a));
 	a->ino = node;
+	a->uid = node == 4 ? 65534 : 0;	/* named2's is nobody's */
 	a->nlink = 1;
 	a->blksize = 4096;
 	a->mode = dir ? S_IFDIR | 0555 : S_IFREG | 0444;
@@ -167,11 +170,14 @@ static uint64_t fuse_lookup(uint64_t parent, const char *name)
 			return 2;
 		snprintf(pid, sizeof(pid), "%d", named2);
 		if (!strcmp(name, pid))
+			return 4;
+		snprintf(pid, sizeof(pid), "%d", named3);
+		if (!strcmp(name, pid))
 			return 2;
 		snprintf(pid, sizeof(pid), "%d", online);
 		return strcmp(name, pid) ? 0 : 3;
 	}
-	if (parent == 2)
+	if (parent == 2 || parent == 4)
 		return 20;
 	for (int k = 0; parent == 3 && k < 5; k++)
 		if (!strcmp(name, names[k]))
@@ -293,12 +299,17 @@ static int start_procs(void)
 	if (named2 == 0)
 		for (;;)
 			pause();
+	named3 = fork();
+	if (named3 == 0)
+		for (;;)
+			pause();
 	online = fork();
 	if (online == 0) {
 		execl("/bin/sleep", "gp-pstuck-on", "300", (char *)NULL);
 		_exit(127);
 	}
-	if (child < 0 || named < 0 || named2 < 0 || online < 0 ||
+	if (child < 0 || named < 0 || named2 < 0 || named3 < 0 ||
+	    online < 0 ||
 	    mkdir(mnt, 0755))
 		return -1;
 	fill_files();
@@ -444,8 +455,12 @@ TEST(answers_stay_in_order_behind_a_waiting_request)
 
 /*
  * As nobody (a --group member: a tenant), three connections ask busy for
- * a pid whose files stall: two wait (ARB_PARK_PER_UID), the third is
- * refused at once; the two are refused at the deadline. Exit 0 when so.
+ * a pid of nobody's whose files stall: two wait (ARB_PARK_PER_UID), the
+ * third is refused at once; the two are refused at the deadline. First,
+ * a busy naming root's stalled pid (named3) is refused at once as not nobody's:
+ * authorized before it is parked, it takes no slot and starts no read
+ * (before, it waited for the deadline and "did not answer"). Exit 0
+ * when so.
  */
 static int tenant_parks(void)
 {
@@ -456,6 +471,13 @@ static int tenant_parks(void)
 	if (setgroups(1, &g) || setresgid(g, g, g) ||
 	    setresuid(65534, 65534, 65534))
 		return 90;
+	snprintf(req, sizeof(req), "busy pid=%d\n", named3);
+	fds[0] = gp_notify_open(sock);
+	if (fds[0] < 0 || daemon_ask(fds[0], req, r, sizeof(r), 60000) <= 0)
+		return 93;
+	if (!strstr(r, "may not signal for"))
+		return 94;
+	close(fds[0]);
 	snprintf(req, sizeof(req), "busy pid=%d\n", named2);
 	for (int i = 0; i < 3; i++) {
 		fds[i] = gp_notify_open(sock);
@@ -549,6 +571,7 @@ int main(void)
 	waitpid(online, NULL, 0);
 	waitpid(named, NULL, 0);
 	waitpid(named2, NULL, 0);
+	waitpid(named3, NULL, 0);
 	waitpid(server, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (!tap_failed && system(cmd))

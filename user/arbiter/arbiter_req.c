@@ -48,12 +48,35 @@ struct desc {
 
 static arb_described_fn described;
 
-/* pid must be read first (off the loop): the request is parked. */
+/*
+ * pid must be read first (off the loop): the request is parked. A
+ * tenant is authorized before it takes a slot or starts a read, on the
+ * owner of /proc/PID (a stat: it waits on no process), so naming other
+ * users' pids cannot fill the parking. A process that made itself
+ * non-dumpable reads as root's there and is refused to a tenant, as
+ * the kernel refuses a tenant's ptrace of it.
+ */
 static bool park(struct daemon *d, struct client *c, const struct arb_req *q,
-		 int pid, const struct desc *ds)
+		 int pid, const struct desc *ds, const char *what)
 {
+	struct gp_err e = {};
+	uid_t owner;
+
 	if (ds)
 		return false;
+	if (!c->admin) {
+		if (arb_stuck_owner(arb_of(d), pid, &owner))
+			gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d",
+				   pid);
+		else
+			may_name(c, pid, owner, what, &e);
+		if (e.exit) {
+			alog(arb_of(d), "refused %s from pid %d uid %u: %s",
+			     what, c->pid, c->uid, e.msg);
+			reply_err(c, &e);
+			return true;
+		}
+	}
 	arb_defer(d, c, q, pid, described);
 	return true;
 }
@@ -138,7 +161,7 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 			   "(--detect): busy/idle are not taken");
 		goto err;
 	}
-	if (unknown(d, pid) && park(d, c, q, pid, ds))
+	if (unknown(d, pid) && park(d, c, q, pid, ds, "signal for"))
 		return;
 	p = online_of(d, c, pid, ds, &e);
 	if (!p)
@@ -189,7 +212,7 @@ static void do_classify(struct daemon *d, struct client *c,
 
 	if (stuck(a, q->pid, &e))
 		goto err;
-	if (park(d, c, q, q->pid, ds))
+	if (park(d, c, q, q->pid, ds, "classify"))
 		return;
 	if (gone(ds, q->pid, &e))
 		goto err;
@@ -253,7 +276,7 @@ static void do_watch(struct daemon *d, struct client *c,
 			   "reads pid %d's memory", q->pid);
 		goto err;
 	}
-	if (unknown(d, q->pid) && park(d, c, q, q->pid, ds))
+	if (unknown(d, q->pid) && park(d, c, q, q->pid, ds, "watch"))
 		return;
 	if (!online_of(d, c, q->pid, ds, &e))
 		goto err;
