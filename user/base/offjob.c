@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Jobs off the loop (offjob.h): a refcount (the thread's and the
- * caller's) and a done flag that publishes what fn wrote.
+ * caller's), a done flag that publishes what fn wrote, and the one
+ * eventfd that announces each end.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "offjob.h"
 
@@ -18,6 +21,35 @@ struct gp_offjob {
 	void (*free_arg)(void *arg);
 	void *arg;
 };
+
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
+static atomic_int wake_fd = -1;
+static int wake_err;
+
+static void wake_open(void)
+{
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	wake_err = fd < 0 ? -errno : 0;
+	atomic_store(&wake_fd, fd);
+}
+
+int gp_offjob_wakefd(void)
+{
+	pthread_once(&wake_once, wake_open);
+	return wake_err ? wake_err : atomic_load(&wake_fd);
+}
+
+uint64_t gp_offjob_drain(void)
+{
+	int fd = atomic_load(&wake_fd);
+	uint64_t n = 0;
+
+	/* EAGAIN: nothing ended since the last read */
+	if (fd < 0 || read(fd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return n;
+}
 
 void gp_offjob_put(struct gp_offjob *j)
 {
@@ -31,9 +63,16 @@ void gp_offjob_put(struct gp_offjob *j)
 static void *run(void *p)
 {
 	struct gp_offjob *j = p;
+	uint64_t one = 1;
+	int fd;
 
 	j->fn(j->arg);
 	atomic_store(&j->done, true);	/* publishes arg's result */
+	/* After done: a loop woken by it sees the job done. The add fails
+	 * only when the counter is full, and then the fd is readable. */
+	fd = atomic_load(&wake_fd);
+	if (fd >= 0 && write(fd, &one, sizeof(one)) != sizeof(one))
+		fd = -1;
 	gp_offjob_put(j);
 	return NULL;
 }
@@ -80,7 +119,9 @@ bool gp_offjob_done(const struct gp_offjob *j)
 bool gp_offjob_late(const struct gp_offjob *j, uint64_t now,
 		    uint64_t deadline_ns)
 {
-	return !gp_offjob_done(j) && now - j->started >= deadline_ns;
+	/* now may predate the start (read before it by the caller) */
+	return !gp_offjob_done(j) && now >= j->started &&
+	       now - j->started >= deadline_ns;
 }
 
 uint64_t gp_offjob_started(const struct gp_offjob *j)

@@ -9,8 +9,9 @@
  * job when, if ever, it returns. The daemon still exits: see
  * user/arbiter/arbiter_qpoll.c for why such a reader does not hold it.
  *
+ *	loop_watch(gp_offjob_wakefd(), on_readable);	// once
  *	j = gp_offjob_start(fn, arg, free, now);	// fn(arg) off the loop
- *	...a later tick...
+ *	...on_readable: gp_offjob_drain(), then...
  *	if (gp_offjob_done(j)) use(gp_offjob_arg(j)), gp_offjob_put(j);
  *	else if (gp_offjob_late(j, now, deadline)) give_up(), gp_offjob_put(j);
  */
@@ -30,6 +31,18 @@ struct gp_offjob;
 struct gp_offjob *gp_offjob_start(void (*fn)(void *arg), void *arg,
 				  void (*free_arg)(void *arg), uint64_t now,
 				  int *err);
+/*
+ * The one completion notifier of the process: an eventfd (non-blocking,
+ * created at the first call) that every job's thread adds 1 to after fn
+ * returned and done is set, a late job's too. A loop polls it for
+ * readable instead of looking at its jobs on a period: a counter, so no
+ * end is lost between two reads. Never closed: a stuck thread may end at
+ * any time, and must not write into a descriptor number reused since.
+ * -errno when it cannot be created (jobs then end unannounced).
+ */
+int gp_offjob_wakefd(void);
+/* Empties the counter; returns how many job ends it held (0: none). */
+uint64_t gp_offjob_drain(void);
 /* fn has returned: what it wrote in arg is the caller's to read. */
 bool gp_offjob_done(const struct gp_offjob *j);
 /* Not done deadline_ns after it started. */
