@@ -20,14 +20,36 @@
 
 static struct arbiter arb_storage;
 
+/*
+ * A job off the loop ended (offjob.h's eventfd, daemon_io_add): the
+ * count is emptied here, and the tick the loop runs next in the same
+ * round (arbiter_tick) takes every finished job: parked requests,
+ * descriptions of new processes, the queue poll, the MQD read, the
+ * launch scans. No period looks at jobs; only their deadlines are
+ * timers.
+ */
+static void jobs_ended(struct daemon *d, void *ud)
+{
+	(void)d;
+	(void)ud;
+	gp_offjob_drain();
+}
+
 int arbiter_start(struct daemon *d, struct gp_err *e)
 {
 	struct arbiter *a = &arb_storage;
 	const struct arbiter_opts *o = arb_opts(d);
 	char ra[32], win[32], det[32];
+	int wfd;
 
 	if (!o || !o->enabled)
 		return 0;
+	wfd = gp_offjob_wakefd();
+	if (wfd < 0 || daemon_io_add(d, wfd, jobs_ended, NULL))
+		return gp_err_set(e, GP_EXIT_FAILURE, wfd < 0 ? -wfd : ENOSPC,
+				  "arbiter: cannot watch the ends of its jobs "
+				  "off the loop: %s (too many open files?)",
+				  strerror(wfd < 0 ? -wfd : ENOSPC));
 	memset(a, 0, sizeof(*a));
 	a->o = o;
 	a->cfg = o->pol;
@@ -38,9 +60,11 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	a->started = monotonic_ns();
 	gp_qwatch_init(&a->qw);
 	gp_policy_init(&a->pol, &a->cfg, a->started);
-	if (arbg_start(a))
+	if (arbg_start(a)) {
+		daemon_io_remove(d, wfd);
 		return gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "arbiter: no "
 				  "memory for the per-GPU policy");
+	}
 	arb_set(d, a);
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
@@ -79,6 +103,7 @@ void arbiter_stop(struct daemon *d)
 			close(a->p[i].pidfd);
 	arb_set(d, NULL);
 	arb_defer_stop(a);
+	daemon_io_remove(d, gp_offjob_wakefd());
 }
 
 static void arb_remove(struct arbiter *a, struct arb_proc *p)
@@ -184,17 +209,20 @@ static void arb_poll_queues(struct daemon *d, uint64_t now)
 	if (!a->o->detect_queues)
 		return;
 	if (a->qp && !gp_offjob_done(a->qp)) {
-		if (!gp_offjob_late(a->qp, now, ARB_QPOLL_DEADLINE_NS)) {
-			a->next_poll = now + a->o->poll_ns;
+		/* Its end wakes the loop (jobs_ended); its deadline is a
+		 * timer (arbiter_deadline). */
+		if (!gp_offjob_late(a->qp, now, ARB_QPOLL_DEADLINE_NS))
 			return;
-		}
 		qw_stuck(d, arb_qpoll_current(a->qp));
 		gp_offjob_put(a->qp);
 		a->qp = NULL;
+		a->next_poll = now + a->o->poll_ns;
 	} else if (a->qp) {
 		arb_qpoll_merge(a->qp, &a->qw, &cb);
 		gp_offjob_put(a->qp);
 		a->qp = NULL;
+		/* a period between one poll's end and the next */
+		a->next_poll = now + a->o->poll_ns;
 		/* Work seen in its queues confirms a process's busy (its
 		 * notify busy included): only a busy nothing confirms
 		 * expires. */
@@ -217,6 +245,7 @@ void arbiter_tick(struct daemon *d)
 	if (!a)
 		return;
 	now = monotonic_ns();
+	arb_discover_take(d, now);
 	if (now >= a->next_scan) {
 		arb_scan(d);
 		if (a->g)
@@ -253,7 +282,10 @@ uint64_t arbiter_deadline(const struct daemon *d)
 		p = gp_gpolicy_next_deadline(a->g);
 	if (p > a->next_scan)
 		p = a->next_scan;
-	if (a->o->detect_queues && (a->qw.n || a->qp) && a->next_poll < p)
+	if (a->o->detect_queues && a->qp &&
+	    gp_offjob_started(a->qp) + ARB_QPOLL_DEADLINE_NS < p)
+		p = gp_offjob_started(a->qp) + ARB_QPOLL_DEADLINE_NS;
+	else if (a->o->detect_queues && !a->qp && a->qw.n && a->next_poll < p)
 		p = a->next_poll;
 	if (arbl_deadline(d) && arbl_deadline(d) < p)
 		p = arbl_deadline(d);

@@ -8,8 +8,8 @@
  * connection gets no answer meanwhile and sends nothing more
  * (client_defer, daemon_int.h); the loop serves everyone else.
  *
- * - Done: the request's handler runs again with the description
- *   (the handler's done()): authorization first, from the description's
+ * - Done: the job's end wakes the loop (offjob.h), and the tick runs the
+ *   request's handler again with the description (the handler's done()): authorization first, from the description's
  *   owner, then the tables, as when it was read on the loop.
  * - Not done within ARB_DESC_DEADLINE_NS: the request is refused with a
  *   clear error, the pid is remembered stuck (arbiter_stuck.c) so that
@@ -190,15 +190,14 @@ uint64_t arb_defer_deadline(const struct arbiter *a)
 {
 	uint64_t t = 0, end;
 
-	/* A job ends without waking the loop: looked at every 5 ms. */
+	/* Only the deadlines: a job's end wakes the loop itself
+	 * (offjob.h's eventfd, arbiter.c's jobs_ended). */
 	for (int i = 0; a->parks && i < a->parks->n; i++) {
 		end = gp_offjob_started(a->parks->p[i].job) +
 		      ARB_DESC_DEADLINE_NS;
 		if (!t || end < t)
 			t = end;
 	}
-	if (t && monotonic_ns() + 5 * NSEC_PER_MSEC < t)
-		t = monotonic_ns() + 5 * NSEC_PER_MSEC;
 	return t;
 }
 

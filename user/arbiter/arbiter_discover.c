@@ -59,15 +59,15 @@ static void take(struct daemon *d, struct arb_desc_job *j)
 			arb_discover_desc(d, &j->d[i]);
 }
 
-void arb_discover_tick(struct daemon *d, const int *pids, int n,
-		       uint64_t now)
+/* A finished job's descriptions, or a late one's pid remembered stuck:
+ * every round (a job's end wakes the loop), not only at a scan. */
+void arb_discover_take(struct daemon *d, uint64_t now)
 {
 	struct arbiter *a = arb_of(d);
 	struct arb_desc_job *j;
-	int err = 0, pid;
 	uid_t uid;
+	int pid;
 
-	arb_stuck_forget_exited(a);
 	if (a->dj && gp_offjob_done(a->dj)) {
 		take(d, gp_offjob_arg(a->dj));
 		gp_offjob_put(a->dj);
@@ -80,6 +80,18 @@ void arb_discover_tick(struct daemon *d, const int *pids, int n,
 		gp_offjob_put(a->dj);	/* the thread frees it */
 		a->dj = NULL;
 	}
+}
+
+void arb_discover_tick(struct daemon *d, const int *pids, int n,
+		       uint64_t now)
+{
+	struct arbiter *a = arb_of(d);
+	struct arb_desc_job *j;
+	int err = 0;
+	uid_t uid;
+
+	arb_stuck_forget_exited(a);
+	arb_discover_take(d, now);
 	/* One job at a time; none while the table of stuck ones is full
 	 * (each holds a thread). */
 	if (a->dj || arb_stuck_room(a, 0))

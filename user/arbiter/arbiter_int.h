@@ -130,6 +130,8 @@ bool arb_set_class(struct daemon *d, struct arb_proc *p, enum gp_pclass cls,
 struct gp_offjob;
 void arb_discover_tick(struct daemon *d, const int *pids, int n,
 		       uint64_t now);
+/* Only the take, every round (a job's end wakes the loop: offjob.h). */
+void arb_discover_take(struct daemon *d, uint64_t now);
 void arb_discover_stop(struct arbiter *a);
 /* A described process not seen before: classified and added. */
 void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
