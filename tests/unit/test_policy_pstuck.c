@@ -455,36 +455,39 @@ TEST(answers_stay_in_order_behind_a_waiting_request)
 
 /*
  * As nobody (a --group member: a tenant), three connections ask busy for
- * a pid of nobody's whose files stall: two wait (ARB_PARK_PER_UID), the
- * third is refused at once; the two are refused at the deadline. First,
- * a busy naming root's stalled pid (named3) is refused at once as not nobody's:
- * authorized before it is parked, it takes no slot and starts no read
- * (before, it waited for the deadline and "did not answer"). Exit 0
- * when so.
+ * a pid whose files stall: two wait (ARB_PARK_PER_UID), the third is
+ * refused at once; the two are refused at the deadline. No timing: the
+ * three connections are served first (a status each), then the daemon is
+ * stopped (SIGSTOP, by the parent) while the three requests are written,
+ * so that one poll round reads all three. A round looks at deadlines
+ * (the tick) before it serves connections: however slow the host, the
+ * third meets the two parked. Exit 0 when so.
  */
-static int tenant_parks(void)
+static int tenant_parks(int to_parent, int from_parent)
 {
-	char req[64], r[4096];
+	char req[64], r[4096], c;
 	int fds[3], full = 0, late = 0;
 	gid_t g = 65534;
 
 	if (setgroups(1, &g) || setresgid(g, g, g) ||
 	    setresuid(65534, 65534, 65534))
 		return 90;
-	snprintf(req, sizeof(req), "busy pid=%d\n", named3);
-	fds[0] = gp_notify_open(sock);
-	if (fds[0] < 0 || daemon_ask(fds[0], req, r, sizeof(r), 60000) <= 0)
-		return 93;
-	if (!strstr(r, "may not signal for"))
-		return 94;
-	close(fds[0]);
 	snprintf(req, sizeof(req), "busy pid=%d\n", named2);
 	for (int i = 0; i < 3; i++) {
 		fds[i] = gp_notify_open(sock);
-		if (fds[i] < 0 || write(fds[i], req, strlen(req)) !=
-		    (ssize_t)strlen(req))
+		if (fds[i] < 0 ||
+		    daemon_ask(fds[i], "status\n", r, sizeof(r), 60000))
 			return 91;
 	}
+	/* the parent stops the daemon */
+	if (write(to_parent, "s", 1) != 1 || read(from_parent, &c, 1) != 1)
+		return 93;
+	for (int i = 0; i < 3; i++)
+		if (write(fds[i], req, strlen(req)) != (ssize_t)strlen(req))
+			return 91;
+	/* and lets it go on */
+	if (write(to_parent, "c", 1) != 1)
+		return 93;
 	for (int i = 0; i < 3; i++) {
 		if (daemon_ask(fds[i], "", r, sizeof(r), 60000) <= 0)
 			return 92;
@@ -496,11 +499,28 @@ static int tenant_parks(void)
 
 TEST(a_tenant_parks_two_requests_at_most)
 {
-	int st = -1;
-	pid_t p = fork();
+	int st = -1, up[2], down[2];
+	pid_t p;
+	char c;
 
-	if (p == 0)
-		_exit(tenant_parks());
+	CHECK(pipe(up) == 0 && pipe(down) == 0);
+	p = fork();
+	if (p == 0) {
+		close(up[0]);
+		close(down[1]);
+		_exit(tenant_parks(up[1], down[0]));
+	}
+	close(up[1]);
+	close(down[0]);
+	if (read(up[0], &c, 1) == 1 && c == 's') {
+		CHECK(kill(dpid, SIGSTOP) == 0);
+		CHECK(write(down[1], "g", 1) == 1);
+		if (read(up[0], &c, 1) != 1)
+			printf("# the tenant's child ended early\n");
+		CHECK(kill(dpid, SIGCONT) == 0);
+	}
+	close(up[0]);
+	close(down[1]);
 	CHECK(p > 0 && waitpid(p, &st, 0) == p);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		printf("# the tenant's child: status 0x%x\n", st);
