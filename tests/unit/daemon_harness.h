@@ -102,6 +102,33 @@ static inline int daemon_spawn(pid_t *dpid, int online_pid, char *poll,
 	return gp_notify_open(sock);
 }
 
+/*
+ * daemon_main with the arbiter and argv (argc words) in a child that dies
+ * with the test (its pid in *dpid), its log in logf; waits for the ready
+ * file (60 s at most: a loaded host). 0, or -1 when it did not get ready.
+ */
+static inline int daemon_start_argv(pid_t *dpid, int argc, char **argv,
+				    const char *ready, const char *logf)
+{
+	struct daemon_opts o;
+	pid_t parent = getpid();
+	int i;
+
+	*dpid = fork();
+	if (*dpid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(98);
+		if (!freopen(logf, "w", stderr) ||
+		    daemon_module_add(&arbiter_module) ||
+		    daemon_parse(argc, argv, &o, stdout, stderr))
+			_exit(99);
+		_exit(daemon_main(&o));
+	}
+	for (i = 0; i < 1200 && access(ready, F_OK); i++)
+		usleep(50000);
+	return *dpid > 0 && !access(ready, F_OK) ? 0 : -1;
+}
+
 /* SIGTERM to the daemon dpid: one TAP check that it exits 0 (tap.h's
  * counters: include tap.h first). */
 #define DAEMON_STOP_CHECK(dpid)						\

@@ -338,19 +338,9 @@ static int start_daemon(void)
 		"--detect", "notify", "--online", "uid=0,cmdline=gp-pstuck-on",
 		"--offline", "uid=0,cmdline=gp-pstuck-never", "--kfd-proc",
 		kfd, "--proc-root", mnt, "--group", "65534", NULL };
-	struct daemon_opts o;
-	int i;
 
-	dpid = fork();
-	if (dpid == 0) {
-		if (!freopen(logf, "w", stderr) ||
-		    daemon_module_add(&arbiter_module) ||
-		    daemon_parse(17, argv, &o, stdout, stderr))
-			_exit(99);
-		_exit(daemon_main(&o));
-	}
-	for (i = 0; i < 600 && access(ready, F_OK); i++)
-		usleep(50000);
+	if (daemon_start_argv(&dpid, 17, argv, ready, logf))
+		return -1;
 	fd = gp_notify_open(sock);
 	return fd < 0 ? -1 : 0;
 }

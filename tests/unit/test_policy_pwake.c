@@ -92,19 +92,9 @@ static int start_daemon(void)
 		"--detect", "notify", "--online", "uid=0,cmdline=gp-pwake-on",
 		"--offline", "uid=0,cmdline=gp-pwake-never", "--kfd-proc",
 		kfd, "--proc-root", root, NULL };
-	struct daemon_opts o;
-	int i;
 
-	dpid = fork();
-	if (dpid == 0) {
-		if (!freopen(logf, "w", stderr) ||
-		    daemon_module_add(&arbiter_module) ||
-		    daemon_parse(15, argv, &o, stdout, stderr))
-			_exit(99);
-		_exit(daemon_main(&o));
-	}
-	for (i = 0; i < 1200 && access(ready, F_OK); i++)
-		usleep(50000);
+	if (daemon_start_argv(&dpid, 15, argv, ready, logf))
+		return -1;
 	fd = gp_notify_open(sock);
 	conn = gp_notify_open(sock);
 	return fd < 0 || conn < 0 ? -1 : 0;
@@ -223,7 +213,6 @@ TEST(its_answer_follows_the_read)
 int main(void)
 {
 	char cmd[160];
-	int st = 0, i;
 
 	if (geteuid()) {
 		printf("1..0 # SKIP needs root (the daemon's socket)\n");
@@ -257,14 +246,7 @@ int main(void)
 	RUN(its_answer_follows_the_read);
 	close(fd);
 	close(conn);
-	kill(dpid, SIGTERM);
-	for (i = 0; i < 600 && waitpid(dpid, &st, WNOHANG) == 0; i++)
-		usleep(100000);
-	printf("%sok %d - the daemon exits on SIGTERM\n",
-	       i < 600 && WIFEXITED(st) ? "" : "not ", ++tap_n);
-	tap_failed += !(i < 600 && WIFEXITED(st));
-	if (i == 600)
-		kill(dpid, SIGKILL);
+	DAEMON_STOP_CHECK(dpid);	/* bounded by alarm() */
 	dpid = 0;
 	kill_all();
 	waitpid(target, NULL, 0);
