@@ -252,11 +252,14 @@ s_end $H1 $H2
 # (two busy periods, one suspend, no resume: hysteresis), then held busy
 # until the budget resumes H1 ("budget") and the next window suspends it
 # again ("window"); then idle. H2 (GPU 10002) is never touched.
-# Both durations grow with GP_WAIT_SCALE: the idle and the second busy
+# --resume-after grows with GP_WAIT_SCALE: the idle and the second busy
 # are two gpreempt-ctl runs in a TCG guest, and on a loaded host more
 # than 3 s between them would resume H1 "(idle)" and break the pattern.
+# The window stays 4 s: a busy that comes after the budget's resume finds
+# the budget spent and the next window suspends, the same three lines
+# (scaling the window too let --max-hold, 10 s, end the hold first).
 n="arbiter --scope gpu: hysteresis and budget per GPU: toggles on 10001 beyond the budget window let its offline process run its min-share; 10002's is never suspended"
-if two_gpus gb --min-offline-share 50 --window $((4 * GP_WAIT_SCALE))s \
+if two_gpus gb --min-offline-share 50 --window 4s \
 	--resume-after $((3 * GP_WAIT_SCALE))s; then
 	ok=1
 	notify busy 10001 || ok=0
