@@ -197,6 +197,65 @@ TEST(node_released_runs_past_window)
 	gp_gpolicy_free(g);
 }
 
+/* A gang of two, one member resumed by an admin: the gang stays held
+ * (its other rank is suspended), so online's idle resumes that rank; the
+ * resumed one was running already and gets no action. */
+TEST(gang_member_released_rest_resumed_at_idle)
+{
+	struct gp_policy_cfg c;
+	struct gp_gpolicy *g;
+
+	gp_policy_cfg_default(&c);
+	c.resume_after_ns = 0;
+	g = gp_gpolicy_new(&c, GP_SCOPE_NODE, GP_GANG_PGID, 0);
+	ga.n = 0;
+	CHECK(!gp_gpolicy_offline_attached(g, 0, 300, 77, &ga));
+	CHECK(!gp_gpolicy_offline_attached(g, 0, 301, 77, &ga));
+	CHECK(!gp_gpolicy_busy(g, 10 * MS, 1, 100, NULL, -1, &ga));
+	CHECK(g_count(300, GP_POP_SUSPEND) == 1);
+	CHECK(g_count(301, GP_POP_SUSPEND) == 1);
+	gp_gpolicy_released(g, 20 * MS, 300);
+	CHECK(!gp_gpolicy_proc(g, 300)->whole);
+	CHECK(gp_gpolicy_proc(g, 301)->whole);
+	ga.n = 0;
+	CHECK(!gp_gpolicy_idle(g, 30 * MS, 1, 100, NULL, -1, &ga));
+	CHECK(g_count(301, GP_POP_RESUME) == 1);
+	CHECK(g_count(300, GP_POP_RESUME) == 0);
+	CHECK(!gp_gpolicy_proc(g, 301)->whole);
+	ga.n = 0;
+	CHECK(!gp_gpolicy_busy(g, 40 * MS, 1, 100, NULL, -1, &ga));
+	CHECK(g_count(300, GP_POP_SUSPEND) == 1);
+	CHECK(g_count(301, GP_POP_SUSPEND) == 1);
+	gp_gpolicy_free(g);
+}
+
+/* Both ranks resumed by an admin: the gang is released, and runs past
+ * window boundaries until online's next busy edge. */
+TEST(gang_all_released_runs_past_window)
+{
+	struct gp_policy_cfg c;
+	struct gp_gpolicy *g;
+
+	gp_policy_cfg_default(&c);
+	g = gp_gpolicy_new(&c, GP_SCOPE_NODE, GP_GANG_PGID, 0);
+	ga.n = 0;
+	CHECK(!gp_gpolicy_offline_attached(g, 0, 300, 77, &ga));
+	CHECK(!gp_gpolicy_offline_attached(g, 0, 301, 77, &ga));
+	CHECK(!gp_gpolicy_busy(g, 10 * MS, 1, 100, NULL, -1, &ga));
+	gp_gpolicy_released(g, 20 * MS, 300);
+	gp_gpolicy_released(g, 30 * MS, 301);
+	ga.n = 0;
+	gp_gpolicy_tick(g, 2500 * MS, &ga);
+	CHECK(ga.n == 0);
+	CHECK(!gp_gpolicy_idle(g, 2600 * MS, 1, 100, NULL, -1, &ga));
+	gp_gpolicy_tick(g, 2700 * MS, &ga);
+	CHECK(ga.n == 0);
+	CHECK(!gp_gpolicy_busy(g, 2800 * MS, 1, 100, NULL, -1, &ga));
+	CHECK(g_count(300, GP_POP_SUSPEND) == 1);
+	CHECK(g_count(301, GP_POP_SUSPEND) == 1);
+	gp_gpolicy_free(g);
+}
+
 int main(void)
 {
 	RUN(per_gpu_released_is_running_and_suspended_at_next_busy);
@@ -206,5 +265,7 @@ int main(void)
 	RUN(released_second_source_busy_is_no_edge);
 	RUN(per_gpu_released_runs_past_window);
 	RUN(node_released_runs_past_window);
+	RUN(gang_member_released_rest_resumed_at_idle);
+	RUN(gang_all_released_runs_past_window);
 	return tap_done();
 }
