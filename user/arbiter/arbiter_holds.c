@@ -41,7 +41,8 @@ bool arbiter_holds(const struct daemon *d, int pid, char *why, size_t len)
 }
 
 /* An admin resumed or detached a process the arbiter holds: the policy
- * records it running, to suspend it again at the next busy edge. */
+ * records it running, to suspend it again at online's next idle -> busy
+ * edge, not at a window boundary inside this busy (gpolicy.h). */
 void arbiter_hold_released(struct daemon *d, int pid, enum gp_who who)
 {
 	struct arbiter *a = arb_of(d);

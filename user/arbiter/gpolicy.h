@@ -164,7 +164,10 @@ void gp_gpolicy_tick(struct gp_gpolicy *g, uint64_t now,
 void gp_gpolicy_failed(struct gp_gpolicy *g, uint64_t now, int pid,
 		       enum gp_pop op);
 /* An admin resumed pid outside the policy: recorded running everywhere,
- * suspended again at the next busy edge (gp_policy_offline_released). */
+ * suspended again at the next busy edge of a GPU it is on, not at a
+ * window boundary (gp_policy_offline_released). A gang stays held while
+ * another of its ranks is suspended (online's idle resumes that one);
+ * the rank resumed runs until the gang's next action. */
 void gp_gpolicy_released(struct gp_gpolicy *g, uint64_t now, int pid);
 uint64_t gp_gpolicy_next_deadline(const struct gp_gpolicy *g);
 

@@ -234,16 +234,39 @@ void gp_gpolicy_failed(struct gp_gpolicy *g, uint64_t now, int pid,
 	}
 }
 
+/* Another process of p's unit (a gang) is still suspended somewhere. */
+static bool unit_still_held(const struct gp_gpolicy *g,
+			    const struct gp_gproc *p)
+{
+	for (int i = 0; i < g->nproc; i++) {
+		const struct gp_gproc *o = &g->proc[i];
+
+		if (o == p || o->unit != p->unit)
+			continue;
+		if (o->whole)
+			return true;
+		for (int k = 0; k < o->nq; k++)
+			if (o->q[k].suspended)
+				return true;
+	}
+	return false;
+}
+
 void gp_gpolicy_released(struct gp_gpolicy *g, uint64_t now, int pid)
 {
 	struct gp_gproc *p = runs_everywhere(g, pid);
 
-	for (int s = 0; p && s < g->nslot; s++) {
+	/* A gang with a rank still suspended stays held, so that online's
+	 * idle resumes that rank; this one runs until the gang's next
+	 * action. The last one released releases the unit. */
+	if (!p || unit_still_held(g, p))
+		return;
+	for (int s = 0; s < g->nslot; s++) {
 		if (!slot_holds(g, s, p))
 			continue;
 		gp_policy_offline_released(&g->slot[s]->p, now,
 					   g->unit[p->unit].id);
-		slot_unhold(g, s, p);
+		priv(g)->sh[s].held &= ~(1ull << p->unit);
 	}
 }
 

@@ -62,7 +62,7 @@ static void suspend_one(struct gp_policy *p, struct gp_poffline *o,
 			uint64_t t, enum gp_pcause cause,
 			struct gp_pactions *out)
 {
-	if (o->suspended || o->held_out)
+	if (o->suspended || o->held_out || o->released)
 		return;
 	o->suspended = true;
 	o->since = t;
@@ -105,6 +105,9 @@ static void resume_all(struct gp_policy *p, uint64_t t,
 /* Online went idle -> busy at t (state IDLE or LINGER). */
 static void go_busy(struct gp_policy *p, uint64_t t, struct gp_pactions *out)
 {
+	/* The edge an admin's resume lasts until (offline_released). */
+	for (int i = 0; i < p->n_off; i++)
+		p->off[i].released = false;
 	p->st.busy_periods++;
 	p->busy_since = t;
 	if (p->state == GP_PS_LINGER) {
@@ -439,6 +442,7 @@ int gp_policy_offline_released(struct gp_policy *p, uint64_t now, int pid)
 	/* as gp_policy_failed: no advance, the caller ticks at its deadline */
 	if (now < p->now)
 		now = p->now;
+	o->released = true;
 	if (o->suspended) {
 		acct(p, now);
 		o->suspended = false;

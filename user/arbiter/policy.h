@@ -89,6 +89,8 @@ struct gp_poffline {
 	int pid;
 	bool suspended;
 	bool held_out;		/* released by max-hold until the window ends */
+	bool released;		/* resumed by an admin: runs until the next
+				 * idle -> busy edge (windows keep off it) */
 	uint64_t since;		/* suspended since */
 	uint64_t attached_at;
 	uint64_t suspended_ns;	/* total, closed suspensions */
@@ -171,8 +173,10 @@ void gp_policy_offline_gone(struct gp_policy *p, uint64_t now, int pid,
 			    struct gp_pactions *out);
 /*
  * An admin resumed pid outside the policy (the daemon applied it): it is
- * recorded as running, its suspension closed, with no action; the next
- * busy edge (or window) suspends it again. -ENOENT when unknown.
+ * recorded as running, its suspension closed, with no action. It runs
+ * until online's next idle -> busy edge, which suspends it again: a
+ * window boundary inside the current busy period does not (its running
+ * time counts toward offline's share as usual). -ENOENT when unknown.
  */
 int gp_policy_offline_released(struct gp_policy *p, uint64_t now, int pid);
 /* pid is attached and suspended by the policy. */
