@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Edge-to-suspend latency (issue 21), in the 6.12 guest with the HIP disk:
 # an unmodified program's first hipLaunchKernel after idle -> the daemon
-# (--detect launch) has suspended a real ROCr offline process (its
-# SUSPEND ioctl returned, per the tracer's suspend event). The baseline,
+# (--detect launch) has suspended a real ROCr offline process (the
+# tracer's suspend event: KFD's suspend_queues() returned, inside the
+# daemon's SUSPEND_QUEUES ioctl, which then only unlocks and copies its
+# arguments back). The baseline,
 # same boot, same daemon and offline process: the notify path, "busy" ->
 # "ok" (bench/arb-lat). Reports p50/p99 of each and launch/notify ratios.
 # Guest half and clocks: bench/guest-edge.sh. Method: docs/benchmarks.md.
@@ -48,7 +50,7 @@ report() {
 	read -r e50 e99 en < <(edge_lat | pct)
 	read -r a50 a99 an < <(awk '$1 == "BENCH" && $2 == "arb" && $5 > 0 { print $5 }' "$RAW" | pct)
 	printf '%-44s %6s %10s %10s\n' path n "p50 us" "p99 us"
-	printf '%-44s %6s %10s %10s\n' "first launch -> SUSPEND returned (launch)" "${en:-0}" "$e50" "$e99"
+	printf '%-44s %6s %10s %10s\n' "first launch -> suspended (launch)" "${en:-0}" "$e50" "$e99"
 	printf '%-44s %6s %10s %10s\n' "notify busy -> ok (baseline)" "${an:-0}" "$a50" "$a99"
 	awk -v e5="$e50" -v e9="$e99" -v a5="$a50" -v a9="$a99" 'BEGIN {
 		if (e5 + 0 > 0 && a5 + 0 > 0 && a9 + 0 > 0)

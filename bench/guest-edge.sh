@@ -6,9 +6,9 @@
 # (rocr-probe) is attached, and an unmodified HIP program (hip-launch)
 # is paced from outside: each round is idle -> its first hipLaunchKernel
 # (the program stamps CLOCK_MONOTONIC right before the call, and the
-# BOOTTIME-MONOTONIC offset) -> the daemon's SUSPEND ioctl returns (the
-# tracer's suspend event, stamped at the ioctl's completion on the boot
-# clock) -> --launch-grace without a launch -> idle, resumed. Then, in
+# BOOTTIME-MONOTONIC offset) -> the daemon's SUSPEND ioctl has suspended
+# it (the tracer's suspend event: the return of KFD's suspend_queues()
+# inside that ioctl, on the boot clock) -> --launch-grace without a launch -> idle, resumed. Then, in
 # the same boot, against the same daemon and offline process: the notify
 # path (bench/arb-lat: "busy" -> the daemon's "ok", sent after the
 # SUSPEND ioctl returned), the baseline.

@@ -32,8 +32,8 @@
 #       arbiter   notify "busy" -> every offline process suspended
 #                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4,
 #                 and 1, 8 over 8 GPUs, in the shared boot, 10 rounds each)
-#       edge      first hipLaunchKernel after idle -> the offline process's
-#                 SUSPEND returned, against notify busy -> ok (bench/edge.sh:
+#       edge      first hipLaunchKernel after idle -> the offline process
+#                 suspended, against notify busy -> ok (bench/edge.sh:
 #                 its own VM boot with the HIP disk; full mode only)
 # --quick runs each part with tiny loops (one VM boot, ~2-3 minutes in all)
 # and prints TAP ("ok N - bench ...") asserting only that it ran and that
