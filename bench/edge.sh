@@ -21,13 +21,7 @@ cd "$top"
 N=${BENCH_EDGE_N:-30}
 [ "${1:-}" = --quick ] && N=3
 
-# p50 p99 (nearest rank) in us of the ns on stdin; "- -" on none.
-pct() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "- -"; exit }
-		i = int(NR * 0.99); if (i < NR * 0.99) i++
-		printf "%.1f %.1f %d\n", v[int((NR + 1) / 2)] / 1000, v[i] / 1000, NR }'
-}
+. "$top/bench/pct.sh"
 
 # Per launch round: the first suspend event at or after the program's
 # stamp (moved to the boot clock), and before the next round's stamp.
@@ -47,8 +41,11 @@ edge_lat() {
 
 report() {
 	local e50 e99 en a50 a99 an
-	read -r e50 e99 en < <(edge_lat | pct)
-	read -r a50 a99 an < <(awk '$1 == "BENCH" && $2 == "arb" && $5 > 0 { print $5 }' "$RAW" | pct)
+	edge_lat > "$OUT/edge-launch.ns"
+	awk '$1 == "BENCH" && $2 == "arb" && $5 > 0 { print $5 }' "$RAW" > "$OUT/edge-notify.ns"
+	read -r e50 e99 < <(pct < "$OUT/edge-launch.ns")
+	read -r a50 a99 < <(pct < "$OUT/edge-notify.ns")
+	en=$(wc -l < "$OUT/edge-launch.ns") an=$(wc -l < "$OUT/edge-notify.ns")
 	printf '%-44s %6s %10s %10s\n' path n "p50 us" "p99 us"
 	printf '%-44s %6s %10s %10s\n' "first launch -> suspended (launch)" "${en:-0}" "$e50" "$e99"
 	printf '%-44s %6s %10s %10s\n' "notify busy -> ok (baseline)" "${an:-0}" "$a50" "$a99"
