@@ -24,13 +24,7 @@ cd "$top"
 N=${BENCH_ARB_N:-300}
 [ "${1:-}" = --quick ] && N=20
 
-# p50 p99 (nearest rank) in us of column $1 of stdin.
-pct() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "- -"; exit }
-		i = int(NR * 0.99); if (i < NR * 0.99) i++
-		printf "%.1f %.1f\n", v[int((NR + 1) / 2)] / 1000, v[i] / 1000 }'
-}
+. "$top/bench/pct.sh"
 
 # 8 GPUs: busy on GPU 10001 -> ok (sent after the last SUSPEND ioctl
 # returned), node scope (baseline) against gpu scope, same boot.

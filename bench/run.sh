@@ -32,6 +32,9 @@
 #       arbiter   notify "busy" -> every offline process suspended
 #                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4,
 #                 and 1, 8 over 8 GPUs, in the shared boot, 10 rounds each)
+#       edge      first hipLaunchKernel after idle -> the offline process
+#                 suspended, against notify busy -> ok (bench/edge.sh:
+#                 its own VM boot with the HIP disk; full mode only)
 # --quick runs each part with tiny loops (one VM boot, ~2-3 minutes in all)
 # and prints TAP ("ok N - bench ...") asserting only that it ran and that
 # the numbers are sane; never a timing threshold. Raw output lands in
@@ -49,7 +52,8 @@ parts=()
 slot=6.12
 
 usage() {
-	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
+	# the whole header comment, up to the line before "set -euo"
+	sed -n '3,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
@@ -64,11 +68,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl gpus detect arbiter)
+[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl gpus detect arbiter edge)
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|progs|imm|bpf|ctl|gpus|detect|arbiter) ;;
-	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, gpus, detect, arbiter)" >&2; exit 2 ;;
+	overhead|progs|imm|bpf|ctl|gpus|detect|arbiter|edge) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, gpus, detect, arbiter, edge)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$OUT"
@@ -557,6 +561,8 @@ for p in "${parts[@]}"; do
 	bpf) bpf_part ;;
 	detect) detect_part ;;
 	arbiter) [ $quick = 1 ] && vm_parts+=("$p") ;;
+	# a second boot, with the HIP disk, costs more than quick mode's budget
+	edge) [ $quick = 0 ] || tap skip "edge" "full mode only (its own boot with the HIP disk)" ;;
 	esac
 done
 [ ${#vm_parts[@]} -eq 0 ] || vm_boot "${vm_parts[@]}"
@@ -578,6 +584,10 @@ else
 	if [[ " ${parts[*]} " == *" arbiter "* ]]; then
 		echo
 		bench/arbiter.sh || status=1
+	fi
+	if [[ " ${parts[*]} " == *" edge "* ]]; then
+		echo
+		bench/edge.sh || status=1
 	fi
 fi
 exit $status

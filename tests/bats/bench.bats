@@ -35,3 +35,42 @@ teardown() {
 	[[ "$output" != *"K=64 gpu/node"* ]]
 	[ "${#lines[@]}" -eq 9 ]
 }
+
+# bench/edge.sh --report on a made-up raw output: a suspend before a
+# round's stamp (moved to the boot clock by its offset) is not that
+# round's, a round takes its first suspend before the next round's stamp,
+# a round with none is left out, and the ratio is launch over notify.
+@test "bench/edge.sh --report: rounds matched to their first suspend on the boot clock, launch/notify ratio" {
+	cat > "$OUT/edge-vm.raw" <<-'RAW'
+	BENCH edge-t0 1 1000 500
+	BENCH edge-t0 2 5000 500
+	BENCH edge-t0 3 10000 500
+	BENCH edge-ev suspend 1400
+	BENCH edge-ev suspend 2500
+	BENCH edge-ev resume 3000
+	BENCH edge-ev suspend 9000
+	BENCH edge-ev suspend 7500
+	BENCH arb 1 0 500 100
+	BENCH arb 1 1 1000 100
+	BENCH end edge
+	RAW
+	run -0 env BENCH_OUTPUT="$OUT" "$TOP/bench/edge.sh" --report
+	[[ "$output" =~ \(launch\)\ +2\ +1\.0\ +2\.0 ]]
+	[[ "$output" =~ \(baseline\)\ +2\ +0\.5\ +1\.0 ]]
+	[[ "$output" == *"# launch/notify: p50 2.00x, p99 2.00x"* ]]
+}
+
+@test "bench/edge.sh --report: a run without the notify baseline fails and prints no ratio" {
+	printf 'BENCH edge-t0 1 1000 500\nBENCH edge-ev suspend 2500\n' > "$OUT/edge-vm.raw"
+	run -1 env BENCH_OUTPUT="$OUT" "$TOP/bench/edge.sh" --report
+	[[ "$output" == *"(baseline)"*" 0 "*"-"* ]]
+	[[ "$output" != *"launch/notify"* ]]
+}
+
+@test "bench/edge.sh --report: the stored 6.12 run (2026-11-26) gives 30 rounds of each path and a ratio" {
+	zcat "$TOP/bench/results/2026-11-26/edge-vm.raw.gz" > "$OUT/edge-vm.raw"
+	run -0 env BENCH_OUTPUT="$OUT" "$TOP/bench/edge.sh" --report
+	[[ "$output" =~ \(launch\)\ +30\  ]]
+	[[ "$output" =~ \(baseline\)\ +30\  ]]
+	[[ "$output" == *"# launch/notify: p50 0.75x, p99 1.77x"* ]]
+}

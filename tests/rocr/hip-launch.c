@@ -72,6 +72,16 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns (the tracer's events carry the
+ * boot clock; bench/edge.sh converts with the offset of the two) */
+static unsigned long long clk_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static int call(const char *name, void *fn)
 {
 	dim3 one = { 1, 1, 1 };
@@ -98,6 +108,7 @@ int main(int argc, char **argv)
 	sync_fn dsync = NULL;
 	count_fn count;
 	double t0, t;
+	unsigned long long t0_ns, boot_ns;
 
 	while ((opt = getopt(argc, argv, "l:f:n:k:r:g:s")) != -1) {
 		switch (opt) {
@@ -136,13 +147,17 @@ int main(int argc, char **argv)
 	gofile_ready(ready);
 	for (r = 0; r < rounds; r++) {
 		gofile_wait(go);
+		boot_ns = clk_ns(CLOCK_BOOTTIME);
+		t0_ns = clk_ns(CLOCK_MONOTONIC);	/* right before the first call */
 		t0 = now_s();
 		for (i = 0; i < n; i++)
 			rc = call(fname, fn);
 		t = now_s() - t0;
 		printf("{\"step\":\"round\",\"func\":\"%s\",\"calls\":%ld,"
-		       "\"status\":%d,\"seconds\":%.6f,\"per_s\":%.0f}\n",
-		       fname, n, rc, t, t > 0 ? n / t : 0.0);
+		       "\"status\":%d,\"seconds\":%.6f,\"per_s\":%.0f,"
+		       "\"t0_ns\":%llu,\"boot_off_ns\":%lld}\n",
+		       fname, n, rc, t, t > 0 ? n / t : 0.0, t0_ns,
+		       (long long)(boot_ns - t0_ns));
 		if (sync)
 			printf("{\"step\":\"sync\",\"status\":%d}\n", dsync());
 		fflush(stdout);
