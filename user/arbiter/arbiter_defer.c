@@ -46,6 +46,7 @@ struct park {
 	struct client *c;
 	struct arb_req q;
 	int pid;
+	uid_t owner;		/* pid's */
 	uid_t uid;		/* the requester's */
 	bool admin;
 	arb_described_fn *done;
@@ -64,12 +65,11 @@ static void describe(void *arg)
 	j->err = gp_proc_describe(j->root, j->pid, &j->pd);
 }
 
-/* Room for a request of c naming pid: 0, or -1 with e. */
+/* Room for a request of c naming pid (of owner): 0, or -1 with e. */
 static int room(struct arbiter *a, const struct client *c, int pid,
-		struct gp_err *e)
+		uid_t owner, struct gp_err *e)
 {
 	int mine = 0, others = 0;
-	uid_t owner;
 
 	for (int i = 0; i < a->parks->n; i++) {
 		mine += !a->parks->p[i].admin && a->parks->p[i].uid == c->uid;
@@ -87,7 +87,7 @@ static int room(struct arbiter *a, const struct client *c, int pid,
 				  "this user's", (unsigned long long)
 				  (ARB_DESC_DEADLINE_NS / NSEC_PER_SEC));
 	}
-	if (!arb_stuck_owner(a, pid, &owner) && arb_stuck_room(a, owner)) {
+	if (arb_stuck_room(a, owner)) {
 		dlimit(GP_LIMIT_PARKED, "request of pid %d uid %u for pid %d "
 		       "refused: uid %u's /proc reads are stuck", c->pid,
 		       c->uid, pid, owner);
@@ -100,7 +100,7 @@ static int room(struct arbiter *a, const struct client *c, int pid,
 }
 
 void arb_defer(struct daemon *d, struct client *c, const struct arb_req *q,
-	       int pid, arb_described_fn *done)
+	       int pid, uid_t owner, arb_described_fn *done)
 {
 	struct arbiter *a = arb_of(d);
 	struct gp_err e = {};
@@ -112,7 +112,7 @@ void arb_defer(struct daemon *d, struct client *c, const struct arb_req *q,
 		a->parks = calloc(1, sizeof(*a->parks));
 	if (!a->parks)
 		goto nomem;
-	if (room(a, c, pid, &e)) {
+	if (room(a, c, pid, owner, &e)) {
 		reply_err(c, &e);
 		return;
 	}
@@ -131,6 +131,7 @@ void arb_defer(struct daemon *d, struct client *c, const struct arb_req *q,
 	p->q = *q;
 	p->done = done;
 	p->pid = pid;
+	p->owner = owner;
 	p->uid = c->uid;
 	p->admin = c->admin;
 	a->parks->n++;
@@ -148,13 +149,11 @@ static void finish(struct daemon *d, struct park *p)
 	struct arbiter *a = arb_of(d);
 	struct park_job *j = gp_offjob_arg(p->job);
 	struct gp_err e = {};
-	uid_t owner;
 
 	if (gp_offjob_done(p->job)) {
 		p->done(d, p->c, &p->q, j->err, &j->pd);
 	} else {
-		if (!arb_stuck_owner(a, p->pid, &owner))
-			arb_stuck_add(a, p->pid, owner, "a request");
+		arb_stuck_add(a, p->pid, p->owner, "a request");
 		gp_err_set(&e, GP_EXIT_TARGET, EAGAIN, "pid %d: its /proc "
 			   "files did not answer within %llu s (its memory "
 			   "lock held? a stalled file system?): left "

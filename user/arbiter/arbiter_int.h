@@ -173,8 +173,9 @@ struct gp_proc_desc;
 typedef void arb_described_fn(struct daemon *d, struct client *c,
 			      const struct arb_req *q, int err,
 			      const struct gp_proc_desc *pd);
+/* owner: pid's, from arb_stuck_owner (read once, by the caller). */
 void arb_defer(struct daemon *d, struct client *c, const struct arb_req *q,
-	       int pid, arb_described_fn *done);
+	       int pid, uid_t owner, arb_described_fn *done);
 void arb_defer_tick(struct daemon *d, uint64_t now);
 uint64_t arb_defer_deadline(const struct arbiter *a);
 void arb_defer_closed(struct arbiter *a, const struct client *c);

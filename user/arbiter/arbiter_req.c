@@ -49,12 +49,12 @@ struct desc {
 static arb_described_fn described;
 
 /*
- * pid must be read first (off the loop): the request is parked. A
- * tenant is authorized before it takes a slot or starts a read, on the
- * owner of /proc/PID (a stat: it waits on no process), so naming other
- * users' pids cannot fill the parking. A process that made itself
- * non-dumpable reads as root's there and is refused to a tenant, as
- * the kernel refuses a tenant's ptrace of it.
+ * pid must be read first (off the loop): the request is parked. Its
+ * owner is read once, from /proc/PID (a stat: it waits on no process),
+ * for the parking's bounds and, before those, a tenant's authorization,
+ * so naming other users' pids cannot fill the parking. A process that
+ * made itself non-dumpable reads as root's there and is refused to a
+ * tenant, as the kernel refuses a tenant's ptrace of it.
  */
 static bool park(struct daemon *d, struct client *c, const struct arb_req *q,
 		 int pid, const struct desc *ds, const char *what)
@@ -64,20 +64,17 @@ static bool park(struct daemon *d, struct client *c, const struct arb_req *q,
 
 	if (ds)
 		return false;
-	if (!c->admin) {
-		if (arb_stuck_owner(arb_of(d), pid, &owner))
-			gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d",
-				   pid);
-		else
-			may_name(c, pid, owner, what, &e);
-		if (e.exit) {
-			alog(arb_of(d), "refused %s from pid %d uid %u: %s",
-			     what, c->pid, c->uid, e.msg);
-			reply_err(c, &e);
-			return true;
-		}
+	if (arb_stuck_owner(arb_of(d), pid, &owner))
+		gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d", pid);
+	else if (!c->admin)
+		may_name(c, pid, owner, what, &e);
+	if (e.exit) {
+		alog(arb_of(d), "refused %s from pid %d uid %u: %s", what,
+		     c->pid, c->uid, e.msg);
+		reply_err(c, &e);
+		return true;
 	}
-	arb_defer(d, c, q, pid, described);
+	arb_defer(d, c, q, pid, owner, described);
 	return true;
 }
 
