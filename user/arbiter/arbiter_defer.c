@@ -154,12 +154,7 @@ static void finish(struct daemon *d, struct park *p)
 		p->done(d, p->c, &p->q, j->err, &j->pd);
 	} else {
 		arb_stuck_add(a, p->pid, p->owner, "a request");
-		gp_err_set(&e, GP_EXIT_TARGET, EAGAIN, "pid %d: its /proc "
-			   "files did not answer within %llu s (its memory "
-			   "lock held? a stalled file system?): left "
-			   "unclassified while it lives", p->pid,
-			   (unsigned long long)(ARB_DESC_DEADLINE_NS /
-						NSEC_PER_SEC));
+		arb_stuck_err(&e, p->pid);
 		alog(a, "refused a request of pid %d uid %u: %s", p->c->pid,
 		     p->c->uid, e.msg);
 		reply_err(p->c, &e);

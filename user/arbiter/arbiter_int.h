@@ -152,6 +152,8 @@ int arb_stuck_owner(const struct arbiter *a, int pid, uid_t *uid);
 int arb_stuck_room(const struct arbiter *a, uid_t uid);
 int arb_stuck_add(struct arbiter *a, int pid, uid_t uid, const char *via);
 void arb_stuck_forget_exited(struct arbiter *a);
+/* The refusal of a request naming a stuck pid: -1 with e filled. */
+int arb_stuck_err(struct gp_err *e, int pid);
 void arb_stuck_clear(struct arbiter *a);
 /* The /proc processes are described from (--proc-root's stand-in). */
 const char *arb_proc_root(const struct arbiter *a);

@@ -30,10 +30,7 @@ static bool stuck(struct arbiter *a, int pid, struct gp_err *e)
 {
 	if (!arb_stuck_find(a, pid))
 		return false;
-	gp_err_set(e, GP_EXIT_TARGET, EAGAIN, "pid %d: its /proc files did "
-		   "not answer within %llu s (its memory lock held? a "
-		   "stalled file system?): left unclassified while it lives", pid,
-		   (unsigned long long)(ARB_DESC_DEADLINE_NS / NSEC_PER_SEC));
+	arb_stuck_err(e, pid);
 	return true;
 }
 

@@ -97,6 +97,15 @@ int arb_stuck_add(struct arbiter *a, int pid, uid_t uid, const char *via)
 	return 0;
 }
 
+int arb_stuck_err(struct gp_err *e, int pid)
+{
+	return gp_err_set(e, GP_EXIT_TARGET, EAGAIN, "pid %d: its /proc "
+			  "files did not answer within %llu s (its memory lock "
+			  "held? a stalled file system?): left unclassified "
+			  "while it lives", pid, (unsigned long long)
+			  (ARB_DESC_DEADLINE_NS / NSEC_PER_SEC));
+}
+
 void arb_stuck_forget_exited(struct arbiter *a)
 {
 	for (int i = a->n_stuck; i-- > 0;) {
