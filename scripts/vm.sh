@@ -127,7 +127,7 @@ add_modules() { # root kver stage list module...
 # closure, decompressed on the host (busybox would do it under TCG, ~2 s
 # slower), with the insmod order kmod computes from modules.dep.
 base_cpio() { # slot -> path
-	local slot=$1 root kver cpio stage
+	local slot=$1 root kver cpio stage tmp
 	root=$(scripts/kernels.sh path "$slot" root)
 	kver=$(scripts/kernels.sh path "$slot" kver)
 	cpio=$CACHE/kernels/$slot/base.cpio
@@ -141,8 +141,12 @@ base_cpio() { # slot -> path
 	add_modules "$root" "$kver" "$stage" modules.order amdgpu
 	[ -s "$stage/gp/modules.order" ] || die "kernel $slot: no amdgpu module closure"
 	chmod 0755 "$stage"	# mktemp's 0700 would lock non-root guest users out
-	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$cpio.tmp"
-	mv "$cpio.tmp" "$cpio"
+	# a private name beside the cache file (rename within one file
+	# system is atomic): the test command's two lanes may build it at once
+	tmp=$(mktemp "$cpio.XXXXXX")
+	(cd "$stage" && find . | cpio -o -H newc --quiet) > "$tmp"
+	chmod 0644 "$tmp"
+	mv "$tmp" "$cpio"
 	rm -rf "$stage"
 	echo "$cpio"
 }
@@ -150,7 +154,7 @@ base_cpio() { # slot -> path
 # The HIP disk's modules (virtio_pci, virtio_blk, ext4), an archive of their own
 # appended only when the disk is attached; cached per kernel build.
 disk_cpio() { # slot -> path
-	local slot=$1 root kver cpio stage
+	local slot=$1 root kver cpio stage tmp
 	root=$(scripts/kernels.sh path "$slot" root)
 	kver=$(scripts/kernels.sh path "$slot" kver)
 	cpio=$CACHE/kernels/$slot/disk-$kver.cpio
@@ -163,8 +167,10 @@ disk_cpio() { # slot -> path
 		add_modules "$root" "$kver" "$stage" modules.disk \
 			virtio_pci virtio_blk ext4
 		chmod 0755 "$stage"
-		(cd "$stage" && find . | cpio -o -H newc --quiet) > "$stage.cpio"
-		mv "$stage.cpio" "$cpio"
+		tmp=$(mktemp "$cpio.XXXXXX")
+		(cd "$stage" && find . | cpio -o -H newc --quiet) > "$tmp"
+		chmod 0644 "$tmp"
+		mv "$tmp" "$cpio"
 		rm -rf "$stage"
 	fi
 	echo "$cpio"

@@ -99,3 +99,52 @@ EOS
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"not ok 1 - [6.1] guest finished its tests (no progress for 90 s)"* ]]
 }
+
+# The vm suite runs beside the host suites (about half the run's CPU time
+# on its own lane): its lines follow theirs, its failure is in the one
+# closing sum, and the lane's own sum is not printed as a second total.
+@test "the vm suite runs beside the others: its lines follow theirs and its failure is in the one closing sum" {
+	cat > "$EXTRA/99-deliberate.sh" <<'EOS'
+. /gp/tests/vm/lib.sh
+gp_fail "deliberate failure" "on purpose"
+EOS
+	KERNELS=6.1 VMTESTS='99*' VM_EXTRA_TESTS=$EXTRA \
+		run "$TOP/scripts/run-tests.sh" structure vm
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"# the vm suite runs beside these suites"* ]]
+	[[ "${lines[-1]}" =~ ^[1-9][0-9]*\ passed,\ 1\ failed,\ 0\ skipped$ ]]
+	[ "$(grep -c ' passed, ' <<< "$output")" -eq 1 ]
+	# the structure suite's lines come first, the guest's after them
+	local s g
+	s=$(grep -n '^# ===== suite: structure' <<< "$output" | cut -d: -f1)
+	g=$(grep -n 'not ok 1 - \[6.1\] deliberate failure' <<< "$output" | cut -d: -f1)
+	[ -n "$s" ] && [ -n "$g" ] && [ "$s" -lt "$g" ]
+}
+
+# An interrupted run (CI's limit, ^C) takes the lane's guests down with it.
+@test "an interrupted run ends the vm lane's guests" {
+	cat > "$EXTRA/99-hang.sh" <<'EOS'
+sleep 3600
+EOS
+	local mark=gp.lane=$$.$RANDOM pid i
+	KERNELS=6.1 VMTESTS='99*' VM_EXTRA_TESTS=$EXTRA VM_APPEND=$mark \
+		"$TOP/scripts/run-tests.sh" structure vm > "$EXTRA/out" 2>&1 &
+	pid=$!
+	# the guest's QEMU appears after the lane's build: wait for it (no
+	# fixed total: a loaded host builds slowly), bounded by the run itself
+	while ! pgrep -f "$mark" >/dev/null; do
+		kill -0 "$pid" 2>/dev/null || { cat "$EXTRA/out"; false; }
+		sleep 1
+	done
+	kill -TERM "$pid"
+	wait "$pid" || true
+	for i in $(seq 30); do
+		pgrep -f "$mark" >/dev/null || break
+		sleep 1
+	done
+	if pgrep -af "$mark"; then
+		pkill -f "$mark"
+		false
+	fi
+}
