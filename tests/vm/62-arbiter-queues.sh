@@ -6,7 +6,8 @@
 # CREATE_QUEUE the kernel refuses with EINVAL (no GPU here): the daemon
 # must see that create and NOT watch it (only successful creates make a
 # queue). A successful create, and the watcher following a real AQL queue,
-# need a GPU (L3); the daemon's side of that is tests/unit/test_policy_qfeed.
+# need a GPU (L3); the daemon's side of that is tests/unit/test_policy_qfeed
+# and test_policy_qdaemon.
 . /gp/tests/vm/lib.sh
 . /gp/tests/vm/ctl_lib.sh
 . /gp/tests/vm/trace_lib.sh
