@@ -3,9 +3,9 @@
  * L1 (root; real daemon loop and socket, real processes; /proc and KFD's
  * per-process sysfs folder are STAND-INS, named as such by --proc-root
  * and --kfd-proc): a new KFD process whose /proc files never answer. The
- * test serves a FUSE file system over /dev/fuse as the stand-in /proc:
- * the files of a first pid stall (a READ never answered: a stalled FUSE
- * server), those of a second read like the real ones. The arbiter's
+ * test serves a FUSE file system over /dev/fuse (fuse_proc.h) as the
+ * stand-in /proc: the files of a first pid stall (a READ never answered:
+ * a stalled FUSE server), those of a second read like the real ones. The arbiter's
  * scan must describe new processes off the loop: the loop keeps
  * answering, the first pid is named unclassified with the reason after
  * the deadline (ARB_DESC_DEADLINE_NS, 2 s), classify of it is refused,
@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/fuse.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -48,6 +47,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "fuse_proc.h"
 #include "daemon_harness.h"
 #include "arbiter.h"
 #include "daemon.h"
@@ -108,176 +108,32 @@ static int ask(const char *req)
 	return daemon_ask(fd, req, reply, sizeof(reply), 10000);
 }
 
-/* One FUSE request's reply: the header and n bytes of body. */
-static void fuse_reply(int f, uint64_t unique, int err, const void *body,
-		       size_t n)
-{
-	char buf[512];
-	struct fuse_out_header *h = (void *)buf;
-
-	h->len = sizeof(*h) + n;
-	h->error = err;
-	h->unique = unique;
-	if (n)
-		memcpy(buf + sizeof(*h), body, n);
-	if (write(f, buf, h->len) < 0)
-		_exit(2);
-}
-
-/* The second process's files, as the kernel would write them. */
-static const char *const names[] = { "status", "comm", "cmdline", "cgroup",
-				     "stat" };
-static char files[5][256];
-static size_t file_len[5];
+/* The stand-in /proc: child, named and named3 stall, named2's stalls
+ * and is nobody's, online's files read as the kernel would write them. */
+static struct fuse_proc fp;
 
 static void fill_files(void)
 {
-	file_len[0] = snprintf(files[0], 256, "Name:\tsleep\nUid:\t0\t0\t0"
-			       "\t0\n");
-	file_len[1] = snprintf(files[1], 256, "sleep\n");
-	file_len[2] = sizeof("gp-pstuck-on\0300");
-	memcpy(files[2], "gp-pstuck-on\0300", file_len[2]);
-	file_len[3] = snprintf(files[3], 256, "0::/\n");
-	file_len[4] = snprintf(files[4], 256, "%d (sleep) S 1 1 1 0 -1 0 0 0 "
-			       "0 0 0 0 0 0 20 0 1 0 4242 0 0\n", online);
-}
+	char stat[256];
+	int n;
 
-/* Nodes: 1 root, 2 the stalled pid, 3 the readable one, 10+k its k-th
- * file, 20 any file of the stalled one. */
-static void fuse_attr_of(uint64_t node, struct fuse_attr *a)
-{
-	bool dir = node <= 4;
-
-	memset(a, 0, sizeof(*a));
-	a->ino = node;
-	a->uid = node == 4 ? 65534 : 0;	/* named2's is nobody's */
-	a->nlink = 1;
-	a->blksize = 4096;
-	a->mode = dir ? S_IFDIR | 0555 : S_IFREG | 0444;
-	a->size = dir ? 0 : 4096;
-}
-
-static uint64_t fuse_lookup(uint64_t parent, const char *name)
-{
-	char pid[16];
-
-	if (parent == FUSE_ROOT_ID) {
-		snprintf(pid, sizeof(pid), "%d", child);
-		if (!strcmp(name, pid))
-			return 2;
-		snprintf(pid, sizeof(pid), "%d", named);
-		if (!strcmp(name, pid))
-			return 2;
-		snprintf(pid, sizeof(pid), "%d", named2);
-		if (!strcmp(name, pid))
-			return 4;
-		snprintf(pid, sizeof(pid), "%d", named3);
-		if (!strcmp(name, pid))
-			return 2;
-		snprintf(pid, sizeof(pid), "%d", online);
-		return strcmp(name, pid) ? 0 : 3;
-	}
-	if (parent == 2 || parent == 4)
-		return 20;
-	for (int k = 0; parent == 3 && k < 5; k++)
-		if (!strcmp(name, names[k]))
-			return 10 + k;
-	return 0;
-}
-
-/*
- * The stalled server: /dev/fuse mounted on mnt, one file "f" (node 2,
- * 4 KiB); every READ is left unanswered. Ends (and the kernel fails the
- * waiting reads) when it is killed: its /dev/fuse fd closes.
- */
-static void fuse_serve(void)
-{
-	static char buf[1 << 17];
-	int f = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	char opts[128];
-
-	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,"
-		 "group_id=0", f);
-	if (f < 0 || mount("gp-pstuck", mnt, "fuse", MS_NOSUID | MS_NODEV,
-			   opts))
-		_exit(1);
-	for (;;) {
-		ssize_t n = read(f, buf, sizeof(buf));
-		struct fuse_in_header *in = (void *)buf;
-		void *body = buf + sizeof(*in);
-
-		if (n < (ssize_t)sizeof(*in)) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			_exit(n < 0 ? 3 : 0);
-		}
-		switch (in->opcode) {
-		case FUSE_INIT: {
-			struct fuse_init_in *ii = body;
-			struct fuse_init_out o = { .major = FUSE_KERNEL_VERSION,
-				.minor = ii->minor < FUSE_KERNEL_MINOR_VERSION ?
-					 ii->minor : FUSE_KERNEL_MINOR_VERSION,
-				.max_write = 4096, .max_background = 4,
-				.congestion_threshold = 4, .time_gran = 1 };
-
-			fuse_reply(f, in->unique, 0, &o, sizeof(o));
-			break;
-		}
-		case FUSE_LOOKUP: {
-			struct fuse_entry_out e = {
-				.nodeid = fuse_lookup(in->nodeid, body) };
-
-			if (!e.nodeid) {
-				fuse_reply(f, in->unique, -ENOENT, NULL, 0);
-				break;
-			}
-			fuse_attr_of(e.nodeid, &e.attr);
-			fuse_reply(f, in->unique, 0, &e, sizeof(e));
-			break;
-		}
-		case FUSE_GETATTR: {
-			struct fuse_attr_out a = { 0 };
-
-			fuse_attr_of(in->nodeid, &a.attr);
-			fuse_reply(f, in->unique, 0, &a, sizeof(a));
-			break;
-		}
-		case FUSE_OPEN:
-		case FUSE_OPENDIR: {
-			/* direct I/O: every read reaches us, no page cache */
-			struct fuse_open_out o = { .fh = 1,
-				.open_flags = FOPEN_DIRECT_IO };
-
-			fuse_reply(f, in->unique, 0, &o, sizeof(o));
-			break;
-		}
-		case FUSE_READ: {
-			struct fuse_read_in *r = body;
-			int k = (int)in->nodeid - 10;
-
-			if (k < 0 || k >= 5)
-				break;		/* the stall */
-			if (r->offset >= file_len[k])
-				fuse_reply(f, in->unique, 0, NULL, 0);
-			else
-				fuse_reply(f, in->unique, 0,
-					   files[k] + r->offset,
-					   file_len[k] - r->offset);
-			break;
-		}
-		case FUSE_INTERRUPT:
-		case FUSE_FORGET:
-		case FUSE_BATCH_FORGET:
-			break;
-		case FUSE_FLUSH:
-		case FUSE_RELEASE:
-		case FUSE_RELEASEDIR:
-			fuse_reply(f, in->unique, 0, NULL, 0);
-			break;
-		default:
-			fuse_reply(f, in->unique, -ENOSYS, NULL, 0);
-		}
-	}
+	fp.mnt = mnt;
+	fp.stall[0].pid = child;
+	fp.stall[1].pid = named;
+	fp.stall[2].pid = named2;
+	fp.stall[2].uid = 65534;
+	fp.stall[3].pid = named3;
+	fp.nstall = 4;
+	fp.live = online;
+	fuse_proc_file(&fp, FP_STATUS, "Name:\tsleep\nUid:\t0\t0\t0\t0\n",
+		       strlen("Name:\tsleep\nUid:\t0\t0\t0\t0\n"));
+	fuse_proc_file(&fp, FP_COMM, "sleep\n", 6);
+	fuse_proc_file(&fp, FP_CMDLINE, "gp-pstuck-on\0" "300",
+		       sizeof("gp-pstuck-on\0" "300"));
+	fuse_proc_file(&fp, FP_CGROUP, "0::/\n", 5);
+	n = snprintf(stat, sizeof(stat), "%d (sleep) S 1 1 1 0 -1 0 0 0 0 0 "
+		     "0 0 0 0 20 0 1 0 4242 0 0\n", online);
+	fuse_proc_file(&fp, FP_STAT, stat, n);
 }
 
 /* The two processes, then the server of the stand-in /proc. */
@@ -315,7 +171,7 @@ static int start_procs(void)
 	fill_files();
 	server = fork();
 	if (server == 0)
-		fuse_serve();
+		fuse_proc_serve(&fp);
 	snprintf(path, sizeof(path), "%s/%d", mnt, online);
 	for (i = 0; i < 300 && (stat(path, &st) || !S_ISDIR(st.st_mode));
 	     i++)
