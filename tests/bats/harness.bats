@@ -18,7 +18,7 @@ teardown_file() {
 }
 
 setup() {
-	rm -f "$EXTRA"/*.sh
+	rm -f "$EXTRA"/*.sh "$EXTRA/log"
 	"$TOP/scripts/kernels.sh" path 6.1 kver >/dev/null 2>&1 ||
 		skip "guest kernels not cached: run scripts/setup.sh"
 }
@@ -108,7 +108,9 @@ EOS
 . /gp/tests/vm/lib.sh
 gp_fail "deliberate failure" "on purpose"
 EOS
-	KERNELS=6.1 VMTESTS='99*' VM_EXTRA_TESTS=$EXTRA \
+	# an output folder of its own: the lane's static tools are not the
+	# ones a run around this test may be using
+	OUTPUT=$EXTRA/out KERNELS=6.1 VMTESTS='99*' VM_EXTRA_TESTS=$EXTRA \
 		run "$TOP/scripts/run-tests.sh" structure vm
 	echo "$output"
 	[ "$status" -eq 1 ]
@@ -128,13 +130,14 @@ EOS
 sleep 3600
 EOS
 	local mark=gp.lane=$$.$RANDOM pid i
-	KERNELS=6.1 VMTESTS='99*' VM_EXTRA_TESTS=$EXTRA VM_APPEND=$mark \
-		"$TOP/scripts/run-tests.sh" structure vm > "$EXTRA/out" 2>&1 &
+	OUTPUT=$EXTRA/out KERNELS=6.1 VMTESTS='99*' VM_EXTRA_TESTS=$EXTRA \
+		VM_APPEND=$mark "$TOP/scripts/run-tests.sh" structure vm \
+		> "$EXTRA/log" 2>&1 &
 	pid=$!
 	# the guest's QEMU appears after the lane's build: wait for it (no
 	# fixed total: a loaded host builds slowly), bounded by the run itself
 	while ! pgrep -f "$mark" >/dev/null; do
-		kill -0 "$pid" 2>/dev/null || { cat "$EXTRA/out"; false; }
+		kill -0 "$pid" 2>/dev/null || { cat "$EXTRA/log"; false; }
 		sleep 1
 	done
 	kill -TERM "$pid"
