@@ -27,34 +27,6 @@ log=$(mktemp /tmp/gptests.XXXXXX)
 [ $# -gt 0 ] || set -- all
 [ "$1" = all ] && set -- structure unit bpf bats fuzz doc vm bench
 
-# The vm suite (three guests under TCG, about half the run's CPU time)
-# runs beside the other suites when it is asked for with them: on a
-# loaded machine two busy lanes get more of the cores than one (two CPU
-# hogs and one lane: 2/3 of a core; two lanes: a whole core), and the
-# guests' limits follow their progress, not the wall clock. Its own copy
-# of the static tools ($OUT/vm-lane) keeps the two lanes' builds apart.
-# Its TAP is printed and counted after the others. GP_TEST_SERIAL=1 runs
-# every suite one after another.
-lane_pid=
-lane_out=
-if [ "${GP_TEST_SERIAL:-0}" != 1 ] && [ $# -gt 1 ] &&
-   printf '%s\n' "$@" | grep -qx vm; then
-	rest=()
-	for s in "$@"; do [ "$s" = vm ] || rest+=("$s"); done
-	set -- "${rest[@]}"
-	lane_out=$(mktemp /tmp/gptests-vm.XXXXXX)
-	lane_start=$(date +%s)
-	# its own session, so an interrupted run takes the guests down with it
-	GP_TEST_SERIAL=1 VM_OUTPUT=$OUT/vm-lane setsid "$top/scripts/run-tests.sh" vm > "$lane_out" 2>&1 &
-	lane_pid=$!
-	echo "# the vm suite runs beside these suites; its results follow theirs"
-fi
-stop_lane() {
-	[ -z "$lane_pid" ] || kill -- -"$lane_pid" 2>/dev/null
-	rm -f "$log" "$lane_out"
-}
-trap stop_lane EXIT
-
 # Record one synthetic TAP failure (build breaks, crashed binaries).
 fail_line() { echo "not ok - $*" | tee -a "$log"; }
 
@@ -94,6 +66,46 @@ suite_bins() { # dir-of-sources
 	done
 }
 
+# The suites that boot guests run on lanes of their own beside the others
+# when they are asked for with them: vm (three guests under TCG, the
+# largest part of the run) and bench (its quick mode boots one guest). On
+# a loaded machine more busy lanes get more of the cores (two CPU hogs and
+# one lane: 2/3 of a core; three lanes: 1.2 cores), and the guests' limits
+# follow their progress, not the wall clock. Each lane builds into
+# folders of its own (vm: $OUT/vm-lane; bench: its own, under
+# .output/bench), so no two lanes write one file. A lane's TAP is printed
+# and counted after the other suites'. GP_TEST_SERIAL=1 runs every suite
+# one after another.
+lane_pids=()
+lane_outs=()
+lane_names=()
+lane_start=$(date +%s)
+stop_lanes() {
+	local p
+	for p in "${lane_pids[@]}"; do kill -- -"$p" 2>/dev/null; done
+	rm -f "$log" "${lane_outs[@]}"
+}
+trap stop_lanes EXIT
+if [ "${GP_TEST_SERIAL:-0}" != 1 ]; then
+	for side in vm bench; do
+		[ $# -gt 1 ] && printf '%s\n' "$@" | grep -qx "$side" || continue
+		# once, before two lanes could race to mount it
+		[ ${#lane_pids[@]} -gt 0 ] || mount_tracing
+		rest=()
+		for s in "$@"; do [ "$s" = "$side" ] || rest+=("$s"); done
+		set -- "${rest[@]}"
+		lane_names+=("$side")
+		lane_outs+=("$(mktemp "/tmp/gptests-$side.XXXXXX")")
+		# its own session, so an interrupted run takes its guests down
+		env=(GP_TEST_SERIAL=1)
+		[ "$side" = bench ] || env+=(VM_OUTPUT="$OUT/vm-lane")
+		env "${env[@]}" setsid "$top/scripts/run-tests.sh" "$side" \
+			> "${lane_outs[-1]}" 2>&1 &
+		lane_pids+=($!)
+		echo "# the $side suite runs beside these suites; its results follow theirs"
+	done
+fi
+
 built=0
 for suite in "$@"; do
 	echo "# ===== suite: $suite"
@@ -129,16 +141,17 @@ for suite in "$@"; do
 	esac
 done
 
-if [ -n "$lane_pid" ]; then
-	wait "$lane_pid"
+for i in "${!lane_pids[@]}"; do
+	wait "${lane_pids[$i]}"
 	rc=$?
-	lane_pid=
+	out=${lane_outs[$i]}
 	# the lane's own sum is left out: the total below counts its lines
-	grep -v '^[0-9]* passed, [0-9]* failed' "$lane_out" | tee -a "$log"
-	grep -q '^ok \|^not ok ' "$lane_out" ||
-		fail_line "vm suite (run beside the others) exited with status $rc and reported nothing"
-	echo "# the vm suite took $(( $(date +%s) - lane_start )) s beside the others"
-fi
+	grep -v '^[0-9]* passed, [0-9]* failed' "$out" | tee -a "$log"
+	grep -q '^ok \|^not ok ' "$out" ||
+		fail_line "${lane_names[$i]} suite (run beside the others) exited with status $rc and reported nothing"
+	echo "# the ${lane_names[$i]} suite ended $(( $(date +%s) - lane_start )) s after the run began"
+done
+lane_pids=()
 
 passed=$(grep -E '^ok ' "$log" | grep -vc '# [Ss][Kk][Ii][Pp]')
 skipped=$(grep -E '^ok ' "$log" | grep -c '# [Ss][Kk][Ii][Pp]')

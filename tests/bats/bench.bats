@@ -13,6 +13,8 @@ setup() {
 }
 
 teardown() {
+	# a stand-in tracer left by a failed stop test (its own group: set -m)
+	[ ! -s "$OUT/standin.pid" ] || kill -KILL -- -"$(cat "$OUT/standin.pid")" 2>/dev/null || true
 	rm -rf "$OUT"
 }
 
@@ -73,4 +75,63 @@ teardown() {
 	[[ "$output" =~ \(launch\)\ +30\  ]]
 	[[ "$output" =~ \(baseline\)\ +30\  ]]
 	[[ "$output" == *"# launch/notify: p50 0.75x, p99 1.77x"* ]]
+}
+
+# The guest's stop of a bpftrace baseline (bench/guest-overhead.sh's
+# stop_bt), run on the host with a stand-in tracer: a shell that prints
+# END's last line on SIGINT and then burns CPU, as bpftrace's kprobe
+# detach did under TCG with two host hogs (the boot went 600 s silent and
+# was ended). Its functions are taken from the script as they are.
+stop_bt_fns() {
+	sed -n -e '/^info() /p' -e '/^alive() /p' -e '/^wait_gone() /,/^}/p' \
+		-e '/^cpu_ticks() /,/^}/p' -e '/^BT_STUCK=/p' -e '/^BT_EXIT=/p' \
+		-e '/^stop_bt() /,/^}/p' "$TOP/bench/guest-overhead.sh"
+}
+
+@test "bench guest: a bpftrace that burns CPU after END is killed after BT_EXIT, not waited for" {
+	stop_bt_fns > "$OUT/fns.sh"
+	grep -q '^stop_bt() ' "$OUT/fns.sh"
+	cat > "$OUT/t.sh" <<'EOS'
+W=$1
+set -m	# else the stand-in starts with SIGINT ignored, as async jobs do
+. "$W/fns.sh"
+BT_EXIT=3
+sh -c 'trap "echo gpb-end >> $0/bt-x.out; while :; do :; done" INT
+	while :; do sleep 1; done' "$W" &
+TPID=$!
+echo $TPID > "$W/standin.pid"
+: > "$W/bt-x.out"
+sleep 0.5
+stop_bt bt-x
+EOS
+	# bounded: before BT_EXIT the CPU time counted as progress, forever
+	run timeout 120 bash "$OUT/t.sh" "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"BENCH info bt-x: still exiting "*" s after SIGINT, after END (counts in): killed"* ]]
+	[[ "$output" != *"exited without running END"* ]]
+}
+
+@test "bench guest: a bpftrace slow to stop makes the guest print every 30 s, so the host's silence limit spares the boot" {
+	stop_bt_fns > "$OUT/fns.sh"
+	cat > "$OUT/t.sh" <<'EOS'
+W=$1
+set -m
+. "$W/fns.sh"
+# busy for 35 s after SIGINT, then END and exit
+sh -c 'trap "e=\$((\$(date +%s) + 35)); while [ \$(date +%s) -lt \$e ]; do :; done
+		echo gpb-end >> $0/bt-y.out; exit 0" INT
+	while :; do sleep 1; done' "$W" &
+TPID=$!
+echo $TPID > "$W/standin.pid"
+: > "$W/bt-y.out"
+sleep 0.5
+stop_bt bt-y
+EOS
+	run timeout 300 bash "$OUT/t.sh" "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"gpb: bt-y stopping, 30 s after SIGINT, END not yet"* ]]
+	[[ "$output" != *"killed"* ]]
+	[[ "$output" != *"exited without running END"* ]]
 }
