@@ -81,7 +81,9 @@ teardown() {
 # stop_bt), run on the host with a stand-in tracer: a shell that prints
 # END's last line on SIGINT and then burns CPU, as bpftrace's kprobe
 # detach did under TCG with two host hogs (the boot went 600 s silent and
-# was ended). Its functions are taken from the script as they are.
+# was ended). Its functions are taken from the script as they are. The
+# stand-in writes nowhere and runs in a group of its own, which teardown
+# kills: a failed stop must not leave it holding bats's output.
 stop_bt_fns() {
 	sed -n -e '/^info() /p' -e '/^alive() /p' -e '/^wait_gone() /,/^}/p' \
 		-e '/^cpu_ticks() /,/^}/p' -e '/^BT_STUCK=/p' -e '/^BT_EXIT=/p' \
@@ -97,7 +99,7 @@ set -m	# else the stand-in starts with SIGINT ignored, as async jobs do
 . "$W/fns.sh"
 BT_EXIT=3
 sh -c 'trap "echo gpb-end >> $0/bt-x.out; while :; do :; done" INT
-	while :; do sleep 1; done' "$W" &
+	while :; do sleep 1; done' "$W" > /dev/null 2>&1 &
 TPID=$!
 echo $TPID > "$W/standin.pid"
 : > "$W/bt-x.out"
@@ -121,7 +123,7 @@ set -m
 # busy for 35 s after SIGINT, then END and exit
 sh -c 'trap "e=\$((\$(date +%s) + 35)); while [ \$(date +%s) -lt \$e ]; do :; done
 		echo gpb-end >> $0/bt-y.out; exit 0" INT
-	while :; do sleep 1; done' "$W" &
+	while :; do sleep 1; done' "$W" > /dev/null 2>&1 &
 TPID=$!
 echo $TPID > "$W/standin.pid"
 : > "$W/bt-y.out"
