@@ -119,7 +119,7 @@ machine() {
 		echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), kernel $(uname -r)"
 		echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-		echo "qemu: $(qemu-system-x86_64 --version | head -1)"
+		echo "qemu: $(qemu-system-x86_64 --version | head -1), -accel tcg,thread=single -smp 2 -m 2G (scripts/vm.sh)"
 		echo "guest kernel: $(scripts/kernels.sh path "$slot" packages 2>/dev/null || echo unknown)"
 		echo "bpftrace: $(bpftrace --version 2>/dev/null || echo 'not installed')"
 		echo "compiler: $(cc --version | head -1); $(clang --version | head -1)"

@@ -108,3 +108,21 @@ teardown() {
 		[ "$(grep -c '"step":"sync","status":100' <<< "$output")" -eq 2 ]
 	done
 }
+
+# The guest test's reading of its KFD trace (tests/vm/rocr_lib.sh), on a
+# stored trace: the last reference to a process's /dev/kfd was dropped by
+# a kworker after the process had gone (seen once under two host hogs,
+# when the release was missed), and a later process got the same file
+# pointer. Each release belongs to the process that opened that file.
+@test "rocr_lib: a release run by another task is the opener's; a reused file pointer is the new opener's" {
+	run bash -c ". '$TOP/tests/vm/rocr_lib.sh'
+		cp '$TOP/tests/bats/fixtures/rocr-kfd-release-elsewhere.trace' /tmp/rocr-kfd.trace
+		echo \"412: \$(rocr_kfd_calls 412)\"
+		echo \"430: \$(rocr_kfd_calls 430)\"
+		echo \"57: [\$(rocr_kfd_calls 57)]\""
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "412: open=0 GET_VERSION=0 release" ]
+	[ "${lines[1]}" = "430: open=0 release" ]
+	[ "${lines[2]}" = "57: []" ]
+}

@@ -37,17 +37,32 @@ rocr_target() {
 # RUNTIME_ENABLE handler does not exist on 6.1: its probe is optional.
 rocr_kfd_trace_on() {
 	echo > $TRC/trace
-	echo 'p:gprocr/kopen kfd_open' >> $TRC/kprobe_events &&
+	echo 'p:gprocr/kopen kfd_open filp=$arg2:x64' >> $TRC/kprobe_events &&
 	echo 'r:gprocr/kopen_ret kfd_open ret=$retval:s32' >> $TRC/kprobe_events &&
 	echo 'p:gprocr/kioctl kfd_ioctl cmd=$arg2:x32' >> $TRC/kprobe_events &&
 	echo 'r:gprocr/kioctl_ret kfd_ioctl ret=$retval:s32' >> $TRC/kprobe_events &&
-	echo 'p:gprocr/krel kfd_release' >> $TRC/kprobe_events || return 1
+	echo 'p:gprocr/krel kfd_release filp=$arg2:x64' >> $TRC/kprobe_events || return 1
 	echo 'p:gprocr/krt kfd_ioctl_runtime_enable mode=+8($arg3):u32' \
 		>> $TRC/kprobe_events 2>/dev/null
 	echo 1 > $TRC/events/gprocr/enable
 }
 
+# A process's last reference to /dev/kfd can be dropped after its
+# parent's wait returned, by another task (a mapping of the file in an mm
+# another task still holds): under two host CPU hogs a release was missed
+# once. So the trace stays on until every successful open has had its
+# release (the idle figure times GP_WAIT_SCALE at most), and a release is
+# matched to its open by the file, not by the pid that ran it.
 rocr_kfd_trace_off() {
+	local i=0
+	while [ $i -lt $((50 * GP_WAIT_SCALE)) ] &&
+	      ! awk '{ ev = $5; sub(/:$/, "", ev) }
+		ev == "kopen_ret" && $NF == "ret=0" { o++ }
+		ev == "krel" { r++ }
+		END { exit (o > r) }' $TRC/trace; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	echo 0 > $TRC/events/gprocr/enable
 	cp $TRC/trace /tmp/rocr-kfd.trace
 	for e in krt krel kioctl_ret kioctl kopen_ret kopen; do
@@ -72,10 +87,13 @@ rocr_kfd_calls() {
 		en[25] = "ENOTTY"
 	}
 	function res(r) { return r == 0 ? "0" : ((-r in en) ? en[-r] : r) }
-	$1 !~ ("-" pid "$") { next }
 	{ ev = $5; sub(/:$/, "", ev) }
+	# a release is the pid'"'"'s when it closes a file the pid opened,
+	# whichever task dropped the last reference
+	ev == "krel" && ($NF in own) { out = out " release"; delete own[$NF] }
+	$1 !~ ("-" pid "$") { next }
+	ev == "kopen" { own[$NF] = 1 }
 	ev == "kopen_ret" { v = $NF; sub(/ret=/, "", v); out = out " open=" res(v) }
-	ev == "krel" { out = out " release" }
 	ev == "kioctl" {
 		c = $NF; sub(/cmd=0x/, "", c)
 		n = 0
