@@ -107,11 +107,28 @@ else
 		fi
 	done
 fi
-[ "$GP_MODE" = test ] && echo "GPTEST-END" > $GP_RESULTS
+# The results port's (ttyS1) transmit counter: bytes the UART has taken.
+results_tx() { sed -n 's/^1:.* tx:\([0-9]*\).*/\1/p' /proc/tty/driver/serial 2>/dev/null; }
+tx0=
+if [ "$GP_MODE" = test ]; then
+	tx0=$(results_tx)
+	echo "GPTEST-END" > $GP_RESULTS
+fi
 sync
 # A tty's close drains its output only on the last close: a test's
 # leftover child holding the results port open would let poweroff -f drop
-# the end marker still in the UART's buffer (seen once: 30 of 30 tests
-# reported, no GPTEST-END). Two seconds drain it at 115200 baud many times over.
+# the end marker still in the UART's buffer (seen: 30 of 30 tests
+# reported, no GPTEST-END; again on 6.12 under two host CPU hogs at
+# d0279a2, after a fixed 2 s wait). So wait until the UART has taken the
+# marker's bytes, by its own counter (a guest under load may need far
+# more than 2 s to run the driver's transmit interrupts; 300 s at most);
+# a kernel without the counters (7.x) keeps the 2 s.
+if [ -n "$tx0" ]; then
+	i=0
+	while [ "$(results_tx)" -lt $((tx0 + 11)) ] && [ $i -lt 3000 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
 sleep 2
 poweroff -f
