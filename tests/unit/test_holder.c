@@ -265,6 +265,16 @@ TEST(seize_refuses_a_recycled_pid)
 		done = tracee_detach_poll(&tr);
 	CHECK(done);
 	tracee_close(&tr);
+	/*
+	 * The detach wakes the stranger out of pause(): it is 'R' until the
+	 * scheduler runs it, which under two CPU hogs took longer than the
+	 * check (6 of 10 runs failed niced beside a hog on its CPU). Left
+	 * stopped it would stay 't' or 'T' and never reach 'S'.
+	 */
+	for (end = monotonic_ns() + 10 * NSEC_PER_SEC;
+	     proc_state(b) != 'S' && monotonic_ns() < end;
+	     sleep_ns(NSEC_PER_MSEC))
+		;
 	printf("# stranger: state %c, TracerPid %d\n", proc_state(b),
 	       (int)procfs_tracer(b));
 	CHECK(procfs_tracer(b) == 0 && proc_state(b) == 'S');
