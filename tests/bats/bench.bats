@@ -90,48 +90,42 @@ stop_bt_fns() {
 		-e '/^stop_bt() /,/^}/p' "$TOP/bench/guest-overhead.sh"
 }
 
-@test "bench guest: a bpftrace that burns CPU after END is killed after BT_EXIT, not waited for" {
+# stop_bt_run NAME ON_INT [BT_EXIT]: start a stand-in tracer whose SIGINT
+# trap runs ON_INT (sh; $0 is $OUT, its output file $0/NAME.out), then
+# call stop_bt NAME on it; $output is what stop_bt printed. Bounded by
+# timeout: before BT_EXIT a tracer burning CPU counted as progress forever.
+stop_bt_run() {
+	local name=$1 on_int=$2 bt_exit=${3:-}
 	stop_bt_fns > "$OUT/fns.sh"
 	grep -q '^stop_bt() ' "$OUT/fns.sh"
+	printf '%s\n' "$on_int" > "$OUT/on_int.sh"
 	cat > "$OUT/t.sh" <<'EOS'
-W=$1
+W=$1 NAME=$2
 set -m	# else the stand-in starts with SIGINT ignored, as async jobs do
 . "$W/fns.sh"
-BT_EXIT=3
-sh -c 'trap "echo gpb-end >> $0/bt-x.out; while :; do :; done" INT
-	while :; do sleep 1; done' "$W" > /dev/null 2>&1 &
-TPID=$!
+[ -z "$3" ] || BT_EXIT=$3
+sh -c 'trap ". $0/on_int.sh" INT; while :; do sleep 1; done' "$W" > /dev/null 2>&1 &
+TPID=$!	# stop_bt's tracer
 echo $TPID > "$W/standin.pid"
-: > "$W/bt-x.out"
+: > "$W/$NAME.out"
 sleep 0.5
-stop_bt bt-x
+stop_bt "$NAME"
 EOS
-	# bounded: before BT_EXIT the CPU time counted as progress, forever
-	run timeout 120 bash "$OUT/t.sh" "$OUT"
+	run timeout 300 bash "$OUT/t.sh" "$OUT" "$name" "$bt_exit"
 	echo "$output"
+}
+
+@test "bench guest: a bpftrace that burns CPU after END is killed after BT_EXIT, not waited for" {
+	stop_bt_run bt-x 'echo gpb-end >> $0/bt-x.out; while :; do :; done' 3
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"BENCH info bt-x: still exiting "*" s after SIGINT, after END (counts in): killed"* ]]
 	[[ "$output" != *"exited without running END"* ]]
 }
 
 @test "bench guest: a bpftrace slow to stop makes the guest print every 30 s, so the host's silence limit spares the boot" {
-	stop_bt_fns > "$OUT/fns.sh"
-	cat > "$OUT/t.sh" <<'EOS'
-W=$1
-set -m
-. "$W/fns.sh"
-# busy for 35 s after SIGINT, then END and exit
-sh -c 'trap "e=\$((\$(date +%s) + 35)); while [ \$(date +%s) -lt \$e ]; do :; done
-		echo gpb-end >> $0/bt-y.out; exit 0" INT
-	while :; do sleep 1; done' "$W" > /dev/null 2>&1 &
-TPID=$!
-echo $TPID > "$W/standin.pid"
-: > "$W/bt-y.out"
-sleep 0.5
-stop_bt bt-y
-EOS
-	run timeout 300 bash "$OUT/t.sh" "$OUT"
-	echo "$output"
+	# busy for 35 s after SIGINT, then END and exit
+	stop_bt_run bt-y 'e=$(($(date +%s) + 35)); while [ $(date +%s) -lt $e ]; do :; done
+echo gpb-end >> $0/bt-y.out; exit 0'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"gpb: bt-y stopping, 30 s after SIGINT, END not yet"* ]]
 	[[ "$output" != *"killed"* ]]
