@@ -13,7 +13,9 @@
 #   daemon/  the warm holder daemon: sockets, clients, holds, reload
 #   arbiter/ the daemon's arbiter: selectors, detectors, policy, replay
 #   ctl/     gpreempt-ctl: arguments, sub-commands, the daemon's client
-# New sources are picked up by wildcard; the Makefile rarely needs edits.
+# New sources are picked up by wildcard (user/<layer>/ and one folder
+# below it, e.g. user/backend/kfd/); objects are named by file alone, so
+# every file name under user/ is unique. The Makefile rarely needs edits.
 #
 #   make                 both tools, dynamically linked
 #   make STATIC=1        both tools, statically linked (VM initramfs)
@@ -44,7 +46,7 @@ CFLAGS ?= -g3 -Og -fno-omit-frame-pointer
 else
 CFLAGS ?= -g -O2
 endif
-USER_DIRS := $(sort $(dir $(wildcard user/*/*.c)))
+USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*/*.c)))
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror \
 	  -D_GNU_SOURCE -I$(OUTPUT) $(addprefix -I,$(USER_DIRS)) -Ibpf
 BPF_CFLAGS := -g -O2 -Wall -Werror -Werror=undef -target bpf \
@@ -69,9 +71,9 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS)) \
 	 $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_TEST_SRCS))
 
 MAINS := user/trace/trace.c user/ctl/ctl.c
-LIB_SRCS := $(filter-out $(MAINS),$(wildcard user/*/*.c))
+LIB_SRCS := $(filter-out $(MAINS),$(wildcard user/*/*.c user/*/*/*.c))
 LIB_OBJS := $(addprefix $(OUTPUT)/,$(notdir $(LIB_SRCS:.c=.o)))
-USER_HDRS := $(wildcard user/*/*.h)
+USER_HDRS := $(wildcard user/*/*.h user/*/*/*.h)
 vpath %.c $(USER_DIRS)
 LIBGP := $(OUTPUT)/libgp.a
 

@@ -16,10 +16,11 @@
 #    folder's files, uses one of A's. A file that both serves the others
 #    and calls them back belongs split: the shared core below, callbacks
 #    registered upward (docs/architecture.md).
-# A header is found by its bare name in user/*/ (the Makefile puts every
+# A header is found by its bare name in user/*/ or user/*/*/ (the Makefile puts every
 # folder on -I, so names are unique); names found nowhere in user/ are
 # the system's, bpf/'s or generated (skeletons) and are not layered.
 set -uo pipefail
+shopt -s nullglob
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=${1:-$here/../..}
@@ -33,8 +34,11 @@ declare -A rank=(
 	[kfd]=2		# the kernel's ABI and topology
 	[session]=3	# ptrace and the debug-trap session
 	[metrics]=3	# exposition, HTTP endpoint, histograms
+	[policy]=3	# pure decisions: no I/O, clock injected
+	[backend]=4	# how a process's GPU work stops: kfd/, cuda/
 	[proto]=4	# the wire protocol
 	[trace]=5	# gpreempt-trace
+	[detect]=6	# activity detectors: one record through one feed
 	[daemon]=6	# the host
 	[arbiter]=7	# a module of the daemon
 	[ctl]=8		# gpreempt-ctl (and the daemon's composition root)
@@ -44,10 +48,10 @@ edges=$(mktemp)
 calls=$(mktemp -d)
 trap 'rm -rf "$edges" "$calls"' EXIT
 declare -A home=()
-for f in user/*/*.h; do
+for f in user/*/*.h user/*/*/*.h; do
 	home[$(basename "$f")]=$f
 done
-for f in user/*/*.[ch]; do
+for f in user/*/*.[ch] user/*/*/*.[ch]; do
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
 	while read -r h; do
 		t=${home[$(basename "$h")]:-}
@@ -103,7 +107,7 @@ strip() {
 	${CC:-cc} -fpreprocessed -dD -E -P -x c "$1" 2>/dev/null |
 		sed -E 's/"([^"\\]|\\.)*"/""/g'
 }
-for dir in user/*/; do
+for dir in user/*/ user/*/*/; do
 	for f in "$dir"*.c; do
 		[ -e "$f" ] || continue
 		strip "$f" > "$calls/src"
