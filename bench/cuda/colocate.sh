@@ -22,9 +22,9 @@
 #
 # Case A: offline trains resnet50 (bf16 autocast, channels_last, batch
 # 256: images/s); online serves a ~270 M-parameter Llama-style decoder,
-# batch 1, 128-token prompt, 16 greedy tokens (rate 8/s). Case B: offline
+# batch 1, 128-token prompt, 16 greedy tokens (rate 4/s). Case B: offline
 # trains a ~250 M-parameter GPT-2-style model (16 x 1024 tokens a step:
-# tokens/s); online serves resnet50 bf16 at batch 1 (rate 50/s). Random
+# tokens/s); online serves resnet50 bf16 at batch 1 (rate 80/s). Random
 # weights from configs: nothing is downloaded. Workloads:
 # bench/cuda/online_server.py and offline_trainer.py (their headers give
 # their output lines).
@@ -129,10 +129,10 @@ for r in "${rowlist[@]}"; do
 done
 
 if [ "$case_" = A ]; then
-	on_args=(--model llm --rate "${rate:-8}" --batch "${online_batch:-1}")
+	on_args=(--model llm --rate "${rate:-4}" --batch "${online_batch:-1}")
 	off_args=(--model cnn --batch "${offline_batch:-256}" --warmup-steps 8)
 else
-	on_args=(--model cnn --rate "${rate:-50}" --batch "${online_batch:-1}")
+	on_args=(--model cnn --rate "${rate:-80}" --batch "${online_batch:-1}")
 	off_args=(--model lm --batch "${offline_batch:-16}" --warmup-steps 5)
 fi
 
@@ -165,7 +165,7 @@ say() { echo "[+$(( $(date +%s) - t_start ))s] $*"; }
 	echo "kernel: $(uname -r)"
 	echo "gpreempt-ctl: $ctl ($([ $have_ctl = 1 ] && echo present || echo absent))"
 	if command -v nvidia-smi >/dev/null; then
-		echo "gpu: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
+		echo "gpu: $(nvidia-smi --query-gpu=name,memory.total,driver_version,compute_mode --format=csv,noheader 2>&1 | head -1)"
 		nvidia-smi 2>&1 | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/cuda: \1/p' | head -1
 	fi
 	"$py" -c 'import torch; print("torch:", torch.__version__)' 2>/dev/null
@@ -250,6 +250,14 @@ collect_daemon() { # dir
 	EOF
 }
 
+gpu_mem() { # dir: what the GPU holds while the row measures
+	[ -z "${GPB_WORKLOADS:-}" ] || return 0
+	{
+		echo "gpu_mem_used: $(nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>&1 | head -1)"
+		echo "compute_apps: $(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2>&1 | tr '\n' ';')"
+	} >> "$1/meta.txt"
+}
+
 run_row() { # round row
 	local d=$out/r$1/$2 row=$2 opid="" spid="" i tmax env=() note=""
 	mkdir -p "$d"
@@ -291,6 +299,7 @@ run_row() { # round row
 	esac
 	if [ "$row" = offline ]; then
 		if wait_file 180 "$d/offline.ready" "$opid"; then
+			gpu_mem "$d"
 			sleep "$duration"
 		else
 			note="offline never ready: $(tail -2 "$d/offline.err" | tr '\n' ' ')"
@@ -305,8 +314,13 @@ run_row() { # round row
 			"${wargs[@]}" > "$d/online.ndjson" 2> "$d/online.err" &
 		spid=$!; kids+=("$spid")
 		tmax=$(( 240 + ${duration%.*} + ${drain%.*} ))
+		local sampled=0
 		for ((i = 0; i < tmax * 10; i++)); do
 			kill -0 "$spid" 2>/dev/null || break
+			if [ $sampled = 0 ] && grep -q '"request"' "$d/online.ndjson"; then
+				sampled=1
+				gpu_mem "$d"
+			fi
 			[ -n "$opid" ] && ! kill -0 "$opid" 2>/dev/null &&
 				[ ! -e "$d/offline.ready" ] && break
 			sleep 0.1
@@ -349,8 +363,7 @@ for ((rnd = 1; rnd <= rounds; rnd++)); do
 	say "round $rnd of $rounds: rows ${rowlist[*]}"
 	for r in "${rowlist[@]}"; do
 		say "round $rnd $r: start"
-		run_row "$rnd" "$r"
-		[ $? = 0 ] && done_rows=$((done_rows + 1))
+		if run_row "$rnd" "$r"; then done_rows=$((done_rows + 1)); fi
 	done
 done
 trap - EXIT

@@ -33,6 +33,8 @@ import signal
 import sys
 import time
 
+T_PROC = time.monotonic()
+
 
 def mono():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
@@ -91,6 +93,9 @@ def build(a, torch):
             return loss.item()
         per, unit = a.batch * a.seq, "tokens"
     params = sum(p.numel() for p in m.parameters())
+    print("%s: torch and the model ready %.1f s after start (%.0f M "
+          "params)" % ("offline", time.monotonic() - T_PROC, params / 1e6),
+          file=sys.stderr, flush=True)
     return step, params, per, unit
 
 

@@ -45,6 +45,8 @@ import os
 import sys
 import time
 
+T_PROC = time.monotonic()
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpnotify  # noqa: E402
 
@@ -104,6 +106,9 @@ def build(a, torch):
             m(x)
             torch.cuda.synchronize()
     params = sum(p.numel() for p in m.parameters())
+    print("%s: torch and the model ready %.1f s after start (%.0f M "
+          "params)" % ("online", time.monotonic() - T_PROC, params / 1e6),
+          file=sys.stderr, flush=True)
     return request, params
 
 
