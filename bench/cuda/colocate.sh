@@ -22,7 +22,7 @@
 #
 # Case A: offline trains resnet50 (bf16 autocast, channels_last, batch
 # 256: images/s); online serves a ~270 M-parameter Llama-style decoder,
-# batch 1, 128-token prompt, 16 greedy tokens (rate 4/s). Case B: offline
+# batch 1, 128-token prompt, 8 greedy tokens (rate 4/s). Case B: offline
 # trains a ~250 M-parameter GPT-2-style model (16 x 1024 tokens a step:
 # tokens/s); online serves resnet50 bf16 at batch 1 (rate 80/s). Random
 # weights from configs: nothing is downloaded. Workloads:
@@ -33,10 +33,18 @@
 # --duration seconds of steady arrivals (open loop) and drains for at
 # most --drain; the trainer is stopped after the server. The offline
 # throughput is counted over the server's measured window.
-# Rounds: --rounds at most (default 3), each all the rows in the order
+# Rounds: --rounds at most (default 2), each all the rows in the order
 # given; a round starts only if, at the pace of the rounds so far, it
 # ends within --budget seconds of the start (default 450: a device
-# command's 8 minutes, less the report). --smoke: 1 round of 8 s rows.
+# command's 8 minutes, less the report). --duration (default 10 s) is a
+# row's measured time; each row also pays ~20 s of start-up (PyTorch,
+# transformers, the model, warm-up: measured on the H200), so a round of
+# the six rows takes ~190 s. --smoke: 1 round of 8 s rows.
+# Calibration (smoke run on the H200, driver 580.159.04, torch 2.11):
+# Case A's server alone took ~200 ms a request with 16 tokens (86% busy
+# at 4/s: CPU-bound decode steps), hence 8 tokens (~100 ms, ~40% busy);
+# Case B's took 5.8 ms p50 (49% busy at 80/s). Offline alone: resnet50
+# 4,640 images/s (13.5 GB), the GPT-2-style model 93,100 tokens/s (38 GB).
 #
 # The daemon rows run `$GP_BIN daemon --socket OUT/.../gp.sock --ready F
 #   --online uid=UID,cmdline=online_server.py (UID: the runner's own)
@@ -58,7 +66,8 @@
 # (nvidia-smi, driver, date, commit, arguments), rR/ROW/ for round R:
 # online.ndjson, offline.ndjson, *.err, meta.txt (row start, UTC date,
 # status), daemon.log, policy.txt, policy.json, metrics.txt,
-# mps-log/; report.md. Progress lines on stdout ("[+SECONDS] ...").
+# mps-log/; raw.tgz (the rR folders); report.md. Progress lines on
+# stdout ("[+SECONDS] ...").
 # Exit: 0 the report was written, 1 no row completed, 2 bad usage,
 # 3 no Python (or no nvidia-smi, except with GPB_WORKLOADS).
 set -uo pipefail
@@ -78,9 +87,9 @@ A|B) case_=$1; shift ;;
 *) die 2 "unknown case '$1': A or B (see --help)" ;;
 esac
 
-rounds=3 duration=15 drain=5 rate="" budget=450 out="" smoke=0
+rounds=2 duration=10 drain=4 rate="" budget=450 out="" smoke=0
 rows=alone,offline,shared,notify,launch,mps
-offline_batch="" online_batch="" warmup_requests=10
+offline_batch="" online_batch="" warmup_requests=6
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -129,7 +138,7 @@ for r in "${rowlist[@]}"; do
 done
 
 if [ "$case_" = A ]; then
-	on_args=(--model llm --rate "${rate:-4}" --batch "${online_batch:-1}")
+	on_args=(--model llm --rate "${rate:-4}" --new-tokens 8 --batch "${online_batch:-1}")
 	off_args=(--model cnn --batch "${offline_batch:-256}" --warmup-steps 8)
 else
 	on_args=(--model cnn --rate "${rate:-80}" --batch "${online_batch:-1}")
@@ -368,6 +377,8 @@ for ((rnd = 1; rnd <= rounds; rnd++)); do
 done
 trap - EXIT
 cleanup
+# the raw rows in one file: a copier that keeps two folder levels gets it
+(cd "$out" && tar -czf raw.tgz r[0-9]*) 2>/dev/null
 say "rows done: $done_rows; report:"
 "$py" "$here/report.py" "$out" > "$out/report.md" 2> "$out/report.err"
 rc=$?
