@@ -57,7 +57,7 @@
 # ./gpreempt-ctl of this tree); needed only by the notify and launch
 # rows (without it they are skipped, and say so).
 # Other environment: GPB_PYTHON (default python3), GP_DAEMON_ARGS,
-# GPB_METRICS_PORT (9479), GPB_MPS_CONTROL (nvidia-cuda-mps-control),
+# GPB_METRICS_PORT (9479; a port the daemon refuses, 0, runs without), GPB_MPS_CONTROL (nvidia-cuda-mps-control),
 # GPB_WORKLOADS (a folder with stand-in online_server.py and
 # offline_trainer.py: the test hook of tests/bats/cudabench.bats),
 # GPB_COMMIT (the commit named in the report when OUT's tree has no git).

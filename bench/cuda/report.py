@@ -301,7 +301,7 @@ def analyse(rounds):
             r["offx"] = r["thr"] / offa if r["thr"] is not None and offa \
                 else None
             r["ceilx"] = r["thr"] / ceil if r["thr"] is not None and ceil \
-                else None
+                and row != "offline" else None
             r["ceiling"] = ceil
             res.setdefault(row, []).append(r)
     return res
