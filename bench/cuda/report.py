@@ -15,17 +15,21 @@
 #                    lower bound), as a ratio to the same round's alone
 #   offline          items (images, tokens; iterations in the AMD kit)
 #                    per second over the online server's measured window
-#                    (the offline row: from its ready line, else its
-#                    first progress line, to its last), linearly
+#                    (the offline row: from its ready line, or the AMD
+#                    kit's marks.ndjson, else its first progress line,
+#                    to its last), linearly
 #                    interpolated between progress lines; as a ratio to
 #                    the same round's offline row, and to the ceiling =
 #                    offline alone x (1 - online busy fraction of the
 #                    same round's alone row: the sum of its requests'
 #                    end - start over its window)
+#   (the table always lists alone, offline, shared, notify, launch and
+#   mps, "not run" where absent, so two GPUs' tables compare row for row)
 #   suspends/s       the daemon log's successful suspend lines
 #                    ("suspend|lock pid N (CAUSE): ... X ms") inside the
-#                    online window / its length; without log lines, the
-#                    `policy` counter over the daemon's life
+#                    online window / its length (no start line pairing
+#                    the clocks: all of the log's); without log lines,
+#                    the `policy` counter over the daemon's life
 #   lock, unlock     the X ms of those suspend (lock) and resume (unlock)
 #                    lines: the backend call's own duration
 #   busy->locked     a suspend line's time (HH:MM:SS.mmm, CLOCK_REALTIME,
@@ -35,6 +39,9 @@
 #                    busy (busy_real_ns; in the launch row, before the
 #                    request's first GPU call). Resolution 1 ms. Only
 #                    suspends with cause busy, at most 1 s after a busy.
+#   (the AMD kit's runs: from gpreempt-trace's events when the daemon's
+#   log has none, on the workloads' clock: busy->locked from the start of
+#   the latest request, to the nanosecond)
 #   busy RTT         the notify row's busy round trip (the daemon answers
 #                    "ok" once offline is suspended): busy->locked as the
 #                    server waits for it, to the microsecond; the idle
@@ -132,14 +139,15 @@ def online_stats(objs):
              max(o["end_ns"] for o in req)]
     span = max(1, w[1] - w[0])
     busy = sum(o["end_ns"] - o["start_ns"] for o in served)
-    off = None      # CLOCK_REALTIME - CLOCK_MONOTONIC of the server
-    if isinstance(start.get("real_ns"), int) and \
-            isinstance(start.get("mono_ns"), int):
-        off = start["real_ns"] - start["mono_ns"]
+    off = None      # CLOCK_REALTIME - the file's clock (the AMD kit's
+    clk = start.get("mono_ns", start.get("clock_ns"))   # is boottime)
+    if isinstance(start.get("real_ns"), int) and isinstance(clk, int):
+        off = start["real_ns"] - clk
     return {"n": len(req), "dropped": len(req) - len(served),
             "errors": sum(1 for o in req if o.get("error")),
             "p50": pct(lat, 0.5), "p99": pct(lat, 0.99),
             "window": w, "busy_frac": busy / span, "real_off": off,
+            "starts": sorted(o["start_ns"] for o in served),
             "busy_real": sorted(o["busy_real_ns"] for o in served
                                 if isinstance(o.get("busy_real_ns"), int)),
             "busy_rtt": [o["busy_us"] / 1e3 for o in served
@@ -227,6 +235,8 @@ def daemon_stats(d, on, meta):
           "unlock_ms": [e[3] for e in unlocks], "sps": None, "b2l": []}
     if win and locks:
         st["sps"] = len(locks) / ((win[1] - win[0]) / 1e9)
+    elif locks and on:  # no clock pairing: every suspend of the log
+        st["sps"] = len(locks) / ((on["window"][1] - on["window"][0]) / 1e9)
     elif not ev:
         st["sps"] = policy_sps(d, meta)
     if on and on["busy_real"]:
@@ -238,6 +248,41 @@ def daemon_stats(d, on, meta):
             k = bisect.bisect_right(br, t) - 1
             if k >= 0 and t - br[k] <= 10**9:
                 st["b2l"].append((t - br[k]) / 1e6)
+    return st
+
+
+def trace_stats(d, on):
+    """The AMD kit's gpreempt-trace -j events (CLOCK_BOOTTIME, the
+    workloads' clock there): DBG_TRAP SUSPEND/RESUME_QUEUES when traced,
+    else the kernel's suspend/resume, as the kit's own analysis takes
+    them (tests/kit/l3an.c). None without events."""
+    ev = [o for o in ndjson(os.path.join(d, "trace.ndjson"))
+          if o.get("type") == "event" and isinstance(o.get("ts_boot_ns"), int)
+          and isinstance(o.get("duration_ns"), int)
+          and not (isinstance(o.get("ret"), int) and o["ret"] < 0)]
+    dbg = [o for o in ev if o.get("op") == "dbg_trap" and
+           o.get("dbg_op") in ("suspend_queues", "resume_queues")]
+    if dbg:
+        lk = [o for o in dbg if o["dbg_op"] == "suspend_queues"]
+        ul = [o for o in dbg if o["dbg_op"] == "resume_queues"]
+    else:
+        lk = [o for o in ev if o.get("op") == "suspend"]
+        ul = [o for o in ev if o.get("op") == "resume"]
+    if not lk and not ul:
+        return None
+    if on:
+        a, b = on["window"]
+        lk = [o for o in lk if a <= o["ts_boot_ns"] <= b]
+        ul = [o for o in ul if a <= o["ts_boot_ns"] <= b]
+    st = {"lock_ms": [o["duration_ns"] / 1e6 for o in lk],
+          "unlock_ms": [o["duration_ns"] / 1e6 for o in ul],
+          "sps": len(lk) / ((b - a) / 1e9) if on else None, "b2l": []}
+    if on and on["starts"]:
+        import bisect
+        for o in lk:
+            k = bisect.bisect_right(on["starts"], o["ts_boot_ns"]) - 1
+            if k >= 0 and o["ts_boot_ns"] - on["starts"][k] <= 10**9:
+                st["b2l"].append((o["ts_boot_ns"] - on["starts"][k]) / 1e6)
     return st
 
 
@@ -280,13 +325,17 @@ def analyse(rounds):
         for row, d in dirs.items():
             meta = kv_file(os.path.join(d, "meta.txt"))
             on = online_stats(ndjson(os.path.join(d, "online.ndjson")))
-            offo = ndjson(os.path.join(d, "offline.ndjson"))
+            offo = ndjson(os.path.join(d, "offline.ndjson")) + \
+                ndjson(os.path.join(d, "marks.ndjson"))   # the AMD kit's
             thr = offline_rate(offo, on["window"] if on else None)
             unit = next((o.get("unit") for o in offo
                          if o.get("type") == "start"), None)
             per[row] = {"round": rnd, "on": on, "thr": thr, "unit": unit,
                         "status": meta.get("status", "ok"),
                         "dm": daemon_stats(d, on, meta)}
+            if not per[row]["dm"] or not (per[row]["dm"]["lock_ms"] or
+                                          per[row]["dm"]["unlock_ms"]):
+                per[row]["dm"] = trace_stats(d, on) or per[row]["dm"]
         alone = per.get("alone", {}).get("on")
         offa = per.get("offline", {}).get("thr")
         ceil = None
@@ -342,13 +391,15 @@ def render(out, res, host):
              "and to the ceiling, each of the same round." % nr)
     L.append("")
     L.append("| row | online p50 x | online p99 x | offline x alone | "
-             "offline x ceiling | suspends/s | lock p50/p99 ms | "
-             "unlock p50/p99 ms | busy->locked p50/p99 ms | "
+             "offline x ceiling | suspends/s | suspend (lock) p50/p99 ms | "
+             "resume (unlock) p50/p99 ms | busy->locked p50/p99 ms | "
              "busy RTT p50/p99 ms |")
     L.append("|---|---|---|---|---|---|---|---|---|---|")
     for row in ROWS:
         rs = res.get(row)
         if not rs:
+            if row != "queues":     # the same rows on every GPU
+                L.append("| %s | not run |%s" % (LABEL[row], " |" * 9))
             continue
         dm = [r["dm"] for r in rs if r["dm"]]
         L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
