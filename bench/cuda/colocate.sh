@@ -69,7 +69,9 @@
 # mps-log/; raw.tgz (the rR folders); report.md. Progress lines on
 # stdout ("[+SECONDS] ...").
 # Exit: 0 the report was written, 1 no row completed, 2 bad usage,
-# 3 no Python (or no nvidia-smi, except with GPB_WORKLOADS).
+# 3 no Python (or no nvidia-smi, except with GPB_WORKLOADS), 130 stopped
+# by SIGTERM/SIGINT (the rows done so far are reported: run it under
+# `timeout` with room for the report, e.g. timeout 470 for 8 minutes).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -87,7 +89,7 @@ A|B) case_=$1; shift ;;
 *) die 2 "unknown case '$1': A or B (see --help)" ;;
 esac
 
-rounds=2 duration=10 drain=4 rate="" budget=450 out="" smoke=0
+rounds=2 duration=10 drain=3 rate="" budget=450 out="" smoke=0
 rows=alone,offline,shared,notify,launch,mps
 offline_batch="" online_batch="" warmup_requests=6
 while [ $# -gt 0 ]; do
@@ -139,7 +141,7 @@ done
 
 if [ "$case_" = A ]; then
 	on_args=(--model llm --rate "${rate:-4}" --new-tokens 8 --batch "${online_batch:-1}")
-	off_args=(--model cnn --batch "${offline_batch:-256}" --warmup-steps 8)
+	off_args=(--model cnn --batch "${offline_batch:-256}" --warmup-steps 5)
 else
 	on_args=(--model cnn --rate "${rate:-80}" --batch "${online_batch:-1}")
 	off_args=(--model lm --batch "${offline_batch:-16}" --warmup-steps 5)
@@ -216,8 +218,8 @@ cleanup() {
 	kids=()
 	mps_stop
 }
-trap 'cleanup; exit 130' INT TERM
-trap cleanup EXIT
+trap 'cleanup' EXIT
+trap 'say "stopped by a signal: the report of the rows done so far"; finish; exit 130' INT TERM
 
 wait_file() { # seconds file pid: the file appears, while pid lives
 	local i
@@ -359,6 +361,22 @@ run_row() { # round row
 	return 0
 }
 
+# The end, also on SIGTERM/SIGINT (a `timeout` around the runner): stop
+# everything, pack the raw rows, print the report of the rows done.
+finish() {
+	local rc
+	trap - EXIT INT TERM
+	cleanup
+	# the raw rows in one file: a copier that keeps two folder levels gets it
+	(cd "$out" && tar -czf raw.tgz r[0-9]*) 2>/dev/null
+	say "rows done: $done_rows; report:"
+	"$py" "$here/report.py" "$out" > "$out/report.md" 2> "$out/report.err"
+	rc=$?
+	cat "$out/report.md"
+	[ $rc = 0 ] || echo "report.py exit $rc: $(cat "$out/report.err")"
+	echo "output: $out"
+}
+
 done_rows=0
 for ((rnd = 1; rnd <= rounds; rnd++)); do
 	now=$(date +%s)
@@ -375,15 +393,6 @@ for ((rnd = 1; rnd <= rounds; rnd++)); do
 		if run_row "$rnd" "$r"; then done_rows=$((done_rows + 1)); fi
 	done
 done
-trap - EXIT
-cleanup
-# the raw rows in one file: a copier that keeps two folder levels gets it
-(cd "$out" && tar -czf raw.tgz r[0-9]*) 2>/dev/null
-say "rows done: $done_rows; report:"
-"$py" "$here/report.py" "$out" > "$out/report.md" 2> "$out/report.err"
-rc=$?
-cat "$out/report.md"
-[ $rc = 0 ] || echo "report.py exit $rc: $(cat "$out/report.err")"
-echo "output: $out"
+finish
 [ $done_rows -gt 0 ] || exit 1
 exit 0

@@ -42,10 +42,14 @@
 #   (the AMD kit's runs: from gpreempt-trace's events when the daemon's
 #   log has none, on the workloads' clock: busy->locked from the start of
 #   the latest request, to the nanosecond)
+#   (without any of these: the daemon's /metrics histograms, scraped
+#   before it stopped, whole life: "<=X", the log2 bucket's upper bound)
 #   busy RTT         the notify row's busy round trip (the daemon answers
 #                    "ok" once offline is suspended): busy->locked as the
 #                    server waits for it, to the microsecond; the idle
 #                    round trip (no GPU action) is printed under the table
+# Rows whose meta.txt status is not ok (failed, skipped, or no status:
+# stopped by a signal) count in no ratio; the raw table lists them.
 # A cell over several rounds: the median, and [min-max] across rounds.
 # Targets (printed, judged on the median): online p99 within 10% of
 # alone (ratio <= 1.10); offline loss < 20% of the ceiling (ratio to the
@@ -71,7 +75,8 @@ P99_TARGET = 1.10
 CEIL_TARGET = 0.80
 
 LOG_OP = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) .*?\b"
-                    r"(suspend|resume|lock|unlock) pid (\d+) \(([^)]*)\)(.*)$")
+                    r"(suspend|resume|lock|unlock) pid (\d+)(?: \(([^)]*)\))?"
+                    r"(.*)$")
 MS = re.compile(r"([0-9]+(?:\.[0-9]+)?) ms\b")
 
 
@@ -243,7 +248,7 @@ def daemon_stats(d, on, meta):
         import bisect
         br = on["busy_real"]
         for t, _, cause, _ in locks:
-            if t is None or cause != "busy":
+            if t is None or cause not in ("busy", None):
                 continue
             k = bisect.bisect_right(br, t) - 1
             if k >= 0 and t - br[k] <= 10**9:
@@ -284,6 +289,41 @@ def trace_stats(d, on):
             if k >= 0 and o["ts_boot_ns"] - on["starts"][k] <= 10**9:
                 st["b2l"].append((o["ts_boot_ns"] - on["starts"][k]) / 1e6)
     return st
+
+
+def prom_quantiles(txt, name):
+    """p50, p99 of a Prometheus histogram NAME (all label sets summed):
+    the upper bound of the bucket holding it, in ms; None, None."""
+    cum = {}
+    for m in re.finditer(r"^%s_bucket\{[^}]*le=\"([^\"]+)\"[^}]*\} "
+                         r"([0-9.e+]+)$" % re.escape(name), txt, re.M):
+        le = float("inf") if m.group(1) == "+Inf" else float(m.group(1))
+        cum[le] = cum.get(le, 0) + float(m.group(2))
+    if not cum or not cum.get(float("inf")):
+        return None, None
+    tot = cum[float("inf")]
+    out = []
+    for p in (0.5, 0.99):
+        le = next(le for le in sorted(cum) if cum[le] >= p * tot)
+        out.append(None if le == float("inf") else le * 1e3)
+    return out
+
+
+def metrics_stats(d, on):
+    """Last resort: the daemon's /metrics scrape (metrics.txt): log2
+    buckets, so a percentile is its bucket's upper bound (marked '<=').
+    Over the daemon's whole life, warm-up included."""
+    try:
+        txt = open(os.path.join(d, "metrics.txt"), errors="replace").read()
+    except OSError:
+        return None
+    lk = prom_quantiles(txt, "gpreempt_policy_suspend_duration_seconds")
+    ul = prom_quantiles(txt, "gpreempt_policy_resume_duration_seconds")
+    tb = prom_quantiles(txt, "gpreempt_policy_trigger_to_suspend_seconds")
+    if lk == (None, None) and ul == (None, None):
+        return None
+    return {"lock_ms": [], "unlock_ms": [], "b2l": [], "sps": None,
+            "bounds": {"lock": lk, "unlock": ul, "b2l": tb}}
 
 
 def policy_sps(d, meta):
@@ -330,12 +370,19 @@ def analyse(rounds):
             thr = offline_rate(offo, on["window"] if on else None)
             unit = next((o.get("unit") for o in offo
                          if o.get("type") == "start"), None)
+            # a row the runner did not finish (a signal) has no status
+            status = meta.get("status", "incomplete" if meta else "ok")
+            raw = (on, thr)
+            if not status.startswith("ok"):   # in the raw table only
+                on, thr = None, None
             per[row] = {"round": rnd, "on": on, "thr": thr, "unit": unit,
-                        "status": meta.get("status", "ok"),
-                        "dm": daemon_stats(d, on, meta)}
-            if not per[row]["dm"] or not (per[row]["dm"]["lock_ms"] or
-                                          per[row]["dm"]["unlock_ms"]):
-                per[row]["dm"] = trace_stats(d, on) or per[row]["dm"]
+                        "status": status, "raw": raw,
+                        "dm": daemon_stats(d, on, meta) if on or thr
+                        else None}
+            if (on or thr) and (not per[row]["dm"] or not (
+                    per[row]["dm"]["lock_ms"] or per[row]["dm"]["unlock_ms"])):
+                per[row]["dm"] = trace_stats(d, on) or \
+                    metrics_stats(d, on) or per[row]["dm"]
         alone = per.get("alone", {}).get("on")
         offa = per.get("offline", {}).get("thr")
         ceil = None
@@ -374,6 +421,18 @@ def pair(lists, fmt="%.2f"):
     return (fmt % pct(v, 0.5)) + " / " + (fmt % pct(v, 0.99))
 
 
+def pair_or_bound(dm, key, fmt="%.2f"):
+    s = pair([d[key + "_ms" if key != "b2l" else "b2l"] for d in dm], fmt)
+    if s != "-":
+        return s
+    b = [d["bounds"][key] for d in dm if d.get("bounds") and
+         d["bounds"].get(key) and d["bounds"][key][0] is not None]
+    if not b:
+        return "-"
+    return "<=" + (fmt % max(x[0] for x in b)) + " / <=" + \
+        (fmt % max(x[1] or float("inf") for x in b))
+
+
 def render(out, res, host):
     L = []
     L.append("# Co-location, case %s" % host.get("case", "?"))
@@ -407,9 +466,8 @@ def render(out, res, host):
             cell([r["p99x"] for r in rs]), cell([r["offx"] for r in rs]),
             cell([r["ceilx"] for r in rs]),
             cell([d["sps"] for d in dm], "%.1f"),
-            pair([d["lock_ms"] for d in dm]),
-            pair([d["unlock_ms"] for d in dm]),
-            pair([d["b2l"] for d in dm], "%.1f"),
+            pair_or_bound(dm, "lock"), pair_or_bound(dm, "unlock"),
+            pair_or_bound(dm, "b2l", "%.1f"),
             pair([r["on"]["busy_rtt"] for r in rs if r["on"]])))
     rtt = [r["on"]["idle_rtt"] for r in res.get("notify", []) if r["on"]]
     if any(rtt):
@@ -443,15 +501,15 @@ def render(out, res, host):
     rows = sorted(((r["round"], ROWS.index(row), row, r)
                    for row, rs in res.items() for r in rs))
     for rnd, _, row, r in rows:
-        on = r["on"]
+        on, thr = r["raw"]
         L.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             rnd, row, r["status"], on["n"] if on else "-",
             on["dropped"] if on else "-", on["errors"] if on else "-",
             "%.2f" % on["p50"] if on else "-",
             "%.2f" % on["p99"] if on else "-",
             "%.1f%%" % (100 * on["busy_frac"]) if on else "-",
-            "%.1f %s" % (r["thr"], r["unit"] or "items")
-            if r["thr"] is not None else "-"))
+            "%.1f %s" % (thr, r["unit"] or "items")
+            if thr is not None else "-"))
     return "\n".join(L) + "\n"
 
 

@@ -79,6 +79,28 @@ standin() {
 	[[ "$output" == *"| shared (no arbitration) | 2.00 | 2.00 | 0.50 | 0.67 |"* ]]
 }
 
+@test "report.py: without log lines, the daemon's /metrics histograms as bucket bounds" {
+	cp -r "$FIX/raw" "$WORK/m"
+	rm "$WORK/m/r1/notify/daemon.log"
+	n=gpreempt_policy_suspend_duration_seconds
+	printf '%s_bucket{le="0.000256"} 0\n%s_bucket{le="0.000512"} 1\n%s_bucket{le="0.001024"} 2\n%s_bucket{le="+Inf"} 2\n' \
+		$n $n $n $n > "$WORK/m/r1/notify/metrics.txt"
+	run -0 python3 "$REPORT" "$WORK/m"
+	# p50: the first bucket holding 1 of 2 (<= 0.512 ms); p99: 2 of 2
+	[[ "$output" == *"| gpreempt, notify | 1.10 | 1.10 | 0.80 | 1.07 | - | <=0.51 / <=1.02 | - | - | 1.50 / 3.50 |"* ]]
+}
+
+@test "report.py: a row that failed or never finished counts in no ratio" {
+	cp -r "$FIX/raw" "$WORK/f"
+	sed -i '/^status:/d' "$WORK/f/r1/shared/meta.txt"
+	sed -i 's/^status: ok/status: failed (online exit 1: x)/' "$WORK/f/r1/notify/meta.txt"
+	run -0 python3 "$REPORT" "$WORK/f"
+	[[ "$output" == *"| shared (no arbitration) | - | - | - | - | - |"* ]]
+	[[ "$output" == *"| gpreempt, notify | - | - | - | - | - |"* ]]
+	[[ "$output" == *"| 1 | shared | incomplete | 4 | 0 | 0 | 40.00 | 80.00 | 50.0% | 500.0 images |"* ]]
+	[[ "$output" == *"| 1 | notify | failed (online exit 1: x) | 4 |"* ]]
+}
+
 @test "report.py: bad usage and empty folders exit 2 with a reason" {
 	run -2 python3 "$REPORT"
 	[[ "$output" == *"usage: report.py"* ]]
@@ -124,6 +146,28 @@ standin() {
 	tar -tzf "$WORK/o/raw.tgz" | grep -q 'r1/shared/offline.ndjson'
 	grep -q '^| shared (no arbitration) | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |' "$WORK/o/report.md"
 	grep -q '^case: B' "$WORK/o/host.txt"
+}
+
+@test "colocate.sh stopped by SIGTERM: children stopped, the rows done reported, exit 130" {
+	GPB_WORKLOADS=$FIX/standin GP_BIN=$WORK/no-such-ctl bash "$RUNNER" B \
+		--rounds 1 --duration 1 --drain 1 --rows alone,offline --out "$WORK/o" \
+		> "$WORK/log" 2>&1 &
+	pid=$!
+	# the offline row is under way once its trainer is ready
+	for _ in $(seq 600); do
+		[ -e "$WORK/o/r1/offline/offline.ready" ] && break
+		sleep 0.1
+	done
+	[ -e "$WORK/o/r1/offline/offline.ready" ]
+	opid=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$WORK/o/r1/offline/offline.ndjson" | head -1)
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" = 130 ]
+	grep -q 'stopped by a signal' "$WORK/log"
+	grep -q '^| 1 | alone | ok |' "$WORK/o/report.md"
+	grep -q '^| 1 | offline | incomplete |' "$WORK/o/report.md"
+	[ -n "$opid" ] && ! kill -0 "$opid" 2>/dev/null	# the trainer was stopped
 }
 
 @test "colocate.sh notify row with the real daemon and stand-in workloads: busy/idle reach it" {
