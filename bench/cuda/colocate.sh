@@ -66,13 +66,17 @@
 # (nvidia-smi, driver, date, commit, arguments), rR/ROW/ for round R:
 # online.ndjson, offline.ndjson, *.err, meta.txt (row start, UTC date,
 # status), daemon.log, policy.txt, policy.json, metrics.txt,
-# mps-log/; raw.tgz (the rR folders); report.md. Progress lines on
+# mps-log/; raw.tgz (the rR folders); report.md. After a daemon row,
+# a trainer still LOCKED once the daemon has stopped (a CUDA lock outlives
+# its locker) is reported (meta.txt left_locked, the row's status) and
+# unlocked by bench/cuda/cudalock.py before it is stopped. Progress lines on
 # stdout ("[+SECONDS] ...").
 # Exit: 0 the report was written, 1 no row completed, 2 bad usage,
 # 3 no Python (or no nvidia-smi, except with GPB_WORKLOADS), 130 stopped
 # by SIGTERM/SIGINT (the rows done so far are reported: run it under
 # `timeout` with room for the report, e.g. timeout 470 for 8 minutes).
 set -uo pipefail
+export PYTHONUNBUFFERED=1
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -210,10 +214,23 @@ mps_stop() {
 	rm -rf "$mps_pipe"
 	mps_pipe=""
 }
+# A CUDA lock outlives its locker (bench/cuda/cudalock.py): a process
+# the stopped daemon left locked is said and unlocked, never killed locked.
+unlock_left() { # pid
+	local st
+	[ -z "${GPB_WORKLOADS:-}" ] && kill -0 "$1" 2>/dev/null || return 0
+	st=$("$py" "$here/cudalock.py" state "$1" 2>&1)
+	[ "$st" = locked ] || return 0
+	say "pid $1 was left LOCKED after the daemon stopped: unlocking it ($("$py" "$here/cudalock.py" unlock "$1" 2>&1))"
+	[ -n "$cur_meta" ] && echo "left_locked: pid $1" >> "$cur_meta"
+	return 0
+}
+cur_meta=""
 cleanup() {
 	local p
 	[ -n "$dpid" ] && stop_pid "$dpid" 10	# unlocks before the trainer goes
 	dpid=""
+	for p in "${kids[@]}"; do unlock_left "$p"; done
 	for p in "${kids[@]}"; do stop_pid "$p" 15; done
 	kids=()
 	mps_stop
@@ -272,6 +289,7 @@ gpu_mem() { # dir: what the GPU holds while the row measures
 run_row() { # round row
 	local d=$out/r$1/$2 row=$2 opid="" spid="" i tmax env=() note=""
 	mkdir -p "$d"
+	cur_meta=$d/meta.txt
 	{
 		echo "start_real_ns: $(date +%s%N)"
 		echo "utc_date: $(date -u +%F)"
@@ -356,7 +374,11 @@ run_row() { # round row
 		say "round $1 $row: FAILED: $note"
 		return 1
 	fi
-	echo "status: ok" >> "$d/meta.txt"
+	if grep -q '^left_locked:' "$d/meta.txt"; then
+		echo "status: ok (the daemon left the trainer locked: the runner unlocked it)" >> "$d/meta.txt"
+	else
+		echo "status: ok" >> "$d/meta.txt"
+	fi
 	say "round $1 $row: $(grep -h -E '^(online|offline): (done|[0-9])' "$d/online.err" "$d/offline.err" 2>/dev/null | tail -2 | tr '\n' ' ')"
 	return 0
 }

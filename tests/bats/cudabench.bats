@@ -246,3 +246,13 @@ import gpnotify, report
 print("ok")' "$TOP/bench/cuda"
 	[ "$output" = ok ]
 }
+
+@test "cudalock.py: bad usage exit 2; without libcuda exit 3, says so" {
+	run -2 python3 "$TOP/bench/cuda/cudalock.py" state
+	[[ "$output" == *"usage: cudalock.py state|unlock PID"* ]]
+	run -2 python3 "$TOP/bench/cuda/cudalock.py" lock 1
+	python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null &&
+		skip "this host has libcuda"
+	run -3 python3 "$TOP/bench/cuda/cudalock.py" state 1
+	[[ "$output" == *"no libcuda.so.1"* ]]
+}
