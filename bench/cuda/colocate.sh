@@ -179,6 +179,7 @@ say() { echo "[+$(( $(date +%s) - t_start ))s] $*"; }
 	echo "offline: ${off_args[*]}"
 	echo "kernel: $(uname -r)"
 	echo "gpreempt-ctl: $ctl ($([ $have_ctl = 1 ] && echo present || echo absent))"
+	[ $have_ctl = 1 ] && echo "gpreempt-ctl sha256: $(sha256sum < "$ctl" | cut -c1-16)"
 	if command -v nvidia-smi >/dev/null; then
 		echo "gpu: $(nvidia-smi --query-gpu=name,memory.total,driver_version,compute_mode --format=csv,noheader 2>&1 | head -1)"
 		nvidia-smi 2>&1 | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/cuda: \1/p' | head -1
