@@ -64,6 +64,8 @@ class Notifier:
         self.buf = b""
 
     def _hung_up(self):
+        if self.sock.fileno() < 0:      # closed after a lost reply
+            return True
         p = select.poll()
         p.register(self.sock, select.POLLIN | getattr(select, "POLLRDHUP",
                                                       0x2000))

@@ -36,8 +36,9 @@
 # The request line's fields match the AMD kit's (tests/l3/online.hip)
 # but for the clock: that one is CLOCK_BOOTTIME; only differences and
 # ratios within a run are used.
-# Progress on stderr every 5 s. Exit 0, 1 on an error (a failed notify
-# included), 2 on bad usage.
+# Progress on stderr every 5 s. Exit 0 once the run is done (a failed
+# notify is counted in its request's "error" and the summary's "errors",
+# not fatal), 1 on an error, 2 on bad usage.
 import argparse
 import json
 import math
@@ -232,7 +233,7 @@ def main():
            100 * busy_ns / (t1 - t0)), file=sys.stderr, flush=True)
     if gp:
         gp.close()
-    return 1 if failed else 0
+    return 0    # failed notifies are in the lines and the summary
 
 
 if __name__ == "__main__":

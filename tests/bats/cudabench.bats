@@ -215,6 +215,25 @@ print("reconnects", n.reconnects)' "$TOP/bench/cuda" "$WORK/s/gp.sock"
 2 idle" ]
 }
 
+@test "gpnotify: no reply in time ends that connection; the next line goes on a new one" {
+	standin mute
+	run -0 python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import gpnotify
+n = gpnotify.Notifier(sys.argv[2], timeout=0.5)
+try:
+    n.busy()
+    print("answered?")
+except gpnotify.NotifyError as e:
+    print(e)
+n.idle()
+print("reconnects", n.reconnects)' "$TOP/bench/cuda" "$WORK/s/gp.sock"
+	[ "${lines[0]}" = "busy: no reply in 0.5 s" ]
+	[ "${lines[1]}" = "reconnects 1" ]
+	[ "$(cat "$WORK/s/gp.sock.log")" = "2 idle" ]
+}
+
 @test "gpnotify.py: a server that is not root is refused unless --no-root-check" {
 	[ "$(id -u)" = 0 ] || skip "needs root to start the server as another user"
 	command -v setpriv >/dev/null || skip "no setpriv"
