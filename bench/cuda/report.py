@@ -485,13 +485,17 @@ def render(out, res, host):
             continue
         p99 = median([r["p99x"] for r in rs])
         cx = median([r["ceilx"] for r in rs])
-        L.append("- %s: online p99 %s (%s); offline vs ceiling %s (%s)" % (
+        errs = sum(r["on"]["errors"] for r in rs if r["on"])
+        drops = sum(r["on"]["dropped"] for r in rs if r["on"])
+        L.append("- %s: online p99 %s (%s); offline vs ceiling %s (%s)%s" % (
             LABEL[row], "-" if p99 is None else "%.2fx" % p99,
             "n/a" if p99 is None else
             ("PASS" if p99 <= P99_TARGET else "FAIL"),
             "-" if cx is None else "%.2fx" % cx,
             "n/a" if cx is None else
-            ("PASS" if cx >= CEIL_TARGET else "FAIL")))
+            ("PASS" if cx >= CEIL_TARGET else "FAIL"),
+            "; %d requests failed (notify), %d dropped" % (errs, drops)
+            if errs or drops else ""))
     L.append("")
     L.append("Raw, per round:")
     L.append("")
