@@ -45,6 +45,9 @@
 # at 4/s: CPU-bound decode steps), hence 8 tokens (~100 ms, ~40% busy);
 # Case B's took 5.8 ms p50 (49% busy at 80/s). Offline alone: resnet50
 # 4,640 images/s (13.5 GB), the GPT-2-style model 93,100 tokens/s (38 GB).
+# A lock waits for the work the trainer has already submitted: at most
+# one step, as each ends with loss.item() (~55 ms in A, ~175 ms in B at
+# those rates); a smaller --offline-batch shortens the wait.
 #
 # The daemon rows run `$GP_BIN daemon --socket OUT/.../gp.sock --ready F
 #   --online uid=UID,cmdline=online_server.py (UID: the runner's own)
@@ -57,7 +60,8 @@
 # ./gpreempt-ctl of this tree); needed only by the notify and launch
 # rows (without it they are skipped, and say so).
 # Other environment: GPB_PYTHON (default python3), GP_DAEMON_ARGS,
-# GPB_METRICS_PORT (9479; a port the daemon refuses, 0, runs without), GPB_MPS_CONTROL (nvidia-cuda-mps-control),
+# GPB_METRICS_PORT (9479; with a port the daemon refuses, 0, the row
+# runs without metrics), GPB_MPS_CONTROL (nvidia-cuda-mps-control),
 # GPB_WORKLOADS (a folder with stand-in online_server.py and
 # offline_trainer.py: the test hook of tests/bats/cudabench.bats),
 # GPB_COMMIT (the commit named in the report when OUT's tree has no git).
