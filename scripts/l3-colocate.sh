@@ -9,7 +9,7 @@
 #   sudo scripts/l3-colocate.sh [--duration S] [--rate REQ/S] [--burst K]
 #        [--min-cycles N] [--warmup S] [--workloads auto|hip|torch] [--out DIR]
 #        [--runs "online-alone offline-alone both-plain both-notify
-#                 both-queues"]
+#                 both-launch both-queues"]
 #   scripts/l3-colocate.sh --analyze-only DIR     (re-analyse, no GPU)
 #
 # Online: Poisson requests, each a burst of big-grid kernels (Case A):
@@ -17,10 +17,18 @@
 # when PyTorch with ROCm is importable. Offline: a small-grid loop
 # reporting progress (Case B): tests/l3/offline.hip, or a small
 # transformer training loop (tests/l3/offline_transformer.py).
-# Five runs of --duration each: online alone, offline alone, both without
+# Six runs of --duration each: online alone, offline alone, both without
 # gpreempt, both under the arbiter with notify (the online program says
-# busy/idle on the daemon socket), both under the arbiter watching queues
-# (no change to the online program). gpreempt-trace -j records every run.
+# busy/idle on the daemon socket), both under the arbiter detecting
+# launches, both under the arbiter watching queues (neither changes the
+# online program). gpreempt-trace -j records every run.
+# The same rows as the CUDA benchmark (bench/cuda/colocate.sh: alone,
+# offline, shared, notify, launch; its MPS row has no AMD counterpart and
+# queues none on NVIDIA): with python3, bench/cuda/report.py writes its
+# table from this run, OUT/report.md (online p50/p99 as ratios to alone,
+# offline to alone and to the ceiling, suspends/s, suspend and resume
+# p50/p99 from the daemon's log, busy-to-suspended), printed at the end
+# of a run; --analyze-only writes it and says where.
 #
 # Output DIR (default /tmp/gpreempt-colocate.XXXXXX; send it with a bug
 # report): host.txt (kernel, GPU, firmware, ROCm), snapshot-*.json,
@@ -49,7 +57,7 @@ burst=8
 min_cycles=100
 warmup=3
 workloads=auto
-runs="online-alone offline-alone both-plain both-notify both-queues"
+runs="online-alone offline-alone both-plain both-notify both-launch both-queues"
 
 l3_parse "--duration duration --rate rate --burst burst --min-cycles min_cycles
 	--warmup warmup --workloads workloads --out out --runs runs
@@ -66,6 +74,7 @@ analyze() { # dir
 	"$bin" --min-cycles "$min_cycles" "$1"
 	local rc=$?
 	[ $rc = 3 ] && l3_die 7 "the analysis could not write in $1"
+	table "$1"
 	if command -v gnuplot >/dev/null && [ -f "$1/plots/plots.gp" ]; then
 		(cd "$1/plots" && gnuplot plots.gp) && echo "plots: $1/plots/*.png"
 	else
@@ -74,7 +83,22 @@ analyze() { # dir
 	return $rc
 }
 
+# The CUDA benchmark's table (bench/cuda/report.py) of the same rows.
+table_print=0
+table() { # dir
+	if ! command -v python3 >/dev/null; then
+		echo "table: python3 not found: the table of bench/cuda/report.py skipped"
+	elif python3 "$top/bench/cuda/report.py" "$1" > "$1/report.md" 2> "$1/report.err"; then
+		echo "table: $1/report.md (the rows and ratios of bench/cuda/colocate.sh)"
+		[ $table_print = 1 ] && cat "$1/report.md"
+	else
+		echo "table: bench/cuda/report.py failed: $(tail -1 "$1/report.err")"
+	fi
+	return 0
+}
+
 l3_analyze_only "$analyze_only" runs
+table_print=1
 
 # Refuse clearly, before touching anything.
 l3_need_root "suspending another process's queues needs CAP_SYS_PTRACE and the tracer needs CAP_BPF/CAP_PERFMON"
@@ -135,6 +159,8 @@ run() { # name
 	local name=$1 d=$out/runs/$1 tpid fpid dpid="" sock mode
 	mkdir -p "$d"
 	echo "== run $name (${duration}s)"
+	# when it began, and the UTC day of the daemon's HH:MM:SS log lines
+	printf 'start_real_ns: %s\nutc_date: %s\n' "$(date +%s%N)" "$(date -u +%F)" > "$d/meta.txt"
 	"$trace" -j --ready-file "$d/trace.ready" > "$d/trace.ndjson" 2> "$d/trace.err" &
 	tpid=$!; pids+=("$tpid")
 	wait_for 30 test -e "$d/trace.ready" || { echo "   tracer did not start: $(cat "$d/trace.err")"; return 1; }
@@ -142,13 +168,18 @@ run() { # name
 		"${offline_cmd[@]}" > "$d/offline.ndjson" 2> "$d/offline.err" &
 		fpid=$!; pids+=("$fpid")
 		# let training reach steady state before measuring online
-		sleep "$warmup" ;;
+		sleep "$warmup"
+		# the measured part begins (offline-alone's window; /proc/uptime
+		# is CLOCK_BOOTTIME, the workloads' clock, in 10 ms steps)
+		awk '{ printf "{\"type\":\"ready\",\"t_ns\":%.0f}\n", $1 * 1e9 }' \
+			/proc/uptime > "$d/marks.ndjson" ;;
 	esac
 	sock=""
-	case $name in both-notify|both-queues)
+	case $name in both-notify|both-launch|both-queues)
 		mode=${name#both-}
 		sock=$d/arbiter.sock
-		"$ctl" daemon --socket "$sock" --ready "$d/daemon.ready" \
+		# TZ=UTC: its log's times are placed by bench/cuda/report.py
+		TZ=UTC "$ctl" daemon --socket "$sock" --ready "$d/daemon.ready" \
 			--online "$online_sel" --offline "$offline_sel" \
 			--detect "$mode" > "$d/daemon.log" 2>&1 &
 		dpid=$!; pids+=("$dpid")
@@ -173,6 +204,7 @@ run() { # name
 		kill -TERM "$dpid"; wait "$dpid"
 		echo "   daemon exit $?"
 	fi
+	echo "end_real_ns: $(date +%s%N)" >> "$d/meta.txt"
 	cleanup
 	# nothing may stay suspended or traced
 	if grep -q '"type":"error"' "$d/trace.ndjson" 2>/dev/null; then
@@ -182,7 +214,7 @@ run() { # name
 
 for r in $runs; do
 	case $r in
-	both-notify|both-queues)
+	both-notify|both-launch|both-queues)
 		if [ $arbiter = 0 ]; then
 			echo "== run $r skipped: this gpreempt-ctl daemon has no --online/--offline (arbiter not built)"
 			continue

@@ -38,6 +38,20 @@ teardown() {
 	jq -e -s 'all(.[] | select(.type == "verdict"); .result == "PASS")' "$WORK/summary.json"
 }
 
+@test "l3-colocate --analyze-only: the CUDA benchmark's table of the same rows (bench/cuda/report.py)" {
+	command -v python3 >/dev/null || skip "no python3"
+	cp -r "$DEMO/runs" "$WORK/"
+	run -1 "$KIT" --analyze-only "$WORK"
+	[[ "$output" == *"table: $WORK/report.md (the rows and ratios of bench/cuda/colocate.sh)"* ]]
+	# the fixture's ratios as l3-analyze's summary has them: online p99
+	# 128.39 / 7.39 ms shared, offline 384.9 / 495.5 /s queues; the
+	# queues run's 120 suspends (2.08 / 3.17 ms) from trace.ndjson
+	grep -q '^| shared (no arbitration) | 5.13 | 17.37 | 0.96 | 1.06 |' "$WORK/report.md"
+	grep -q '^| gpreempt, queues (AMD) | 1.45 | 2.23 | 0.78 | 0.86 | 7.8 | 2.08 / 3.17 |' "$WORK/report.md"
+	grep -q '^| gpreempt, launch | not run |' "$WORK/report.md"
+	grep -q '^| MPS | not run |' "$WORK/report.md"
+}
+
 @test "l3-colocate --analyze-only on a folder without runs/: exit 2, says why" {
 	run -2 "$KIT" --analyze-only "$WORK"
 	[[ "$output" == *"has no runs/ folder"* ]]
@@ -76,10 +90,10 @@ standin_kit() {
 		"$KIT" --workloads hip --duration 1 --warmup 0 --out "$WORK/o" "$@"
 }
 
-@test "l3-colocate end to end with stand-ins: five runs, arbiter flags, summary, nothing left running" {
+@test "l3-colocate end to end with stand-ins: six runs, arbiter flags, summary, nothing left running" {
 	[ "$(id -u)" = 0 ] || skip "needs root (the kit refuses otherwise)"
 	run -0 standin_kit --min-cycles 1
-	for r in online-alone offline-alone both-plain both-notify both-queues; do
+	for r in online-alone offline-alone both-plain both-notify both-launch both-queues; do
 		[ -e "$WORK/o/runs/$r/trace.ndjson" ]
 		[[ "$output" == *"== run $r"* ]]
 	done
@@ -91,9 +105,15 @@ standin_kit() {
 	# the arbiter got the selectors and the detection mode of each run
 	grep -qx -- "--socket $WORK/o/runs/both-notify/arbiter.sock --ready $WORK/o/runs/both-notify/daemon.ready --online uid=0,cmdline=gp-l3-online --offline uid=0,cmdline=gp-l3-offline --detect notify" "$WORK/s/daemon.args"
 	grep -q -- "--detect queues$" "$WORK/s/daemon.args"
+	grep -q -- "--detect launch$" "$WORK/s/daemon.args"
 	# only the notify run's online program talks to the daemon
 	[ "$(grep -c -- --notify-socket "$WORK/s/online.args")" = 1 ]
-	[ "$(wc -l < "$WORK/s/online.args")" = 4 ]
+	[ "$(wc -l < "$WORK/s/online.args")" = 5 ]
+	# the CUDA benchmark's table of the same rows, printed at the end
+	if command -v python3 >/dev/null; then
+		[[ "$output" == *"| gpreempt, launch |"* ]]
+		grep -q '^| MPS | not run |' "$WORK/o/report.md"
+	fi
 	jq -e -s '[.[] | select(.type == "verdict")] | length == 10 and all(.result == "PASS")' "$WORK/o/summary.json"
 	[ ! -e "$WORK/s/arbiter-on" ]		# the daemon was stopped
 	! pgrep -f "$WORK" >/dev/null		# nothing of the kit still runs
@@ -144,7 +164,7 @@ standin_kit() {
 @test "docs/hardware-kit.md: the kit's example report is l3-analyze's output on the fixture" {
 	README=$BATS_TEST_DIRNAME/../../docs/hardware-kit.md
 	cp -r "$DEMO/runs" "$WORK/"
-	"$KIT" --analyze-only "$WORK" | grep -v '^plots:' > "$WORK/got" || true
+	"$KIT" --analyze-only "$WORK" | grep -v -e '^plots:' -e '^table:' > "$WORK/got" || true
 	awk '/^RUN             REQS/,/FAIL  \(2 failed\)/' "$README" > "$WORK/want"
 	[ -s "$WORK/want" ]
 	diff -u "$WORK/want" "$WORK/got"

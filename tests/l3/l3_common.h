@@ -25,6 +25,16 @@ static inline unsigned long long boot_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* The wall clock, to place a request beside the daemon's log lines
+ * (HH:MM:SS.mmm, CLOCK_REALTIME) in bench/cuda/report.py's table. */
+static inline unsigned long long real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* Connect to the daemon's socket; fd or -1 (message printed). */
 static inline int notify_open(const char *path)
 {

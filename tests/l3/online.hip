@@ -4,7 +4,10 @@
 // from its arrival), each a burst of big-grid kernels on one stream.
 // One NDJSON line per request on stdout (CLOCK_BOOTTIME ns):
 //   {"type":"request","id":N,"arrival_ns":N,"start_ns":N,"end_ns":N,
-//    "kernels":K[,"error":".."]}
+//    "busy_real_ns":N,"kernels":K[,"error":".."]}
+// busy_real_ns: CLOCK_REALTIME just before the busy; a first line
+//   {"type":"start","clock":"boottime","clock_ns":N,"real_ns":N}
+// reads both clocks together (bench/cuda/report.py's busy->locked).
 // With --notify-socket it tells the arbiter "busy" before each burst and
 // "idle" after it (the notify client's round trips are part of the
 // measured latency, as they would be in a real server).
@@ -35,7 +38,7 @@ int main(int argc, char **argv)
 	int burst = 8, grid = 8192, iters = 2000, fd = -1;
 	unsigned int seed = 1;
 	const char *sock = NULL;
-	unsigned long long t0, arrival, start, end;
+	unsigned long long t0, arrival, start, end, breal;
 	float *buf;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
@@ -62,6 +65,9 @@ int main(int argc, char **argv)
 	if (sock && (fd = notify_open(sock)) < 0)
 		return 1;
 	srand48(seed);
+	/* the two clocks read together (bench/cuda/report.py) */
+	printf("{\"type\":\"start\",\"clock\":\"boottime\",\"clock_ns\":%llu,"
+	       "\"real_ns\":%llu}\n", boot_ns(), real_ns());
 	t0 = arrival = boot_ns();
 	for (int id = 0;; id++) {
 		const char *err = NULL;
@@ -75,6 +81,7 @@ int main(int argc, char **argv)
 		while (clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &ts, NULL))
 			;
 		start = boot_ns();
+		breal = real_ns();
 		if (notify(fd, "busy"))
 			err = "notify busy failed";
 		for (int k = 0; k < burst; k++)
@@ -86,8 +93,10 @@ int main(int argc, char **argv)
 		if (notify(fd, "idle") && !err)
 			err = "notify idle failed";
 		printf("{\"type\":\"request\",\"id\":%d,\"arrival_ns\":%llu,"
-		       "\"start_ns\":%llu,\"end_ns\":%llu,\"kernels\":%d%s%s%s}\n",
-		       id, arrival, start, end, burst, err ? ",\"error\":\"" : "",
+		       "\"start_ns\":%llu,\"end_ns\":%llu,\"busy_real_ns\":%llu,"
+		       "\"kernels\":%d%s%s%s}\n",
+		       id, arrival, start, end, breal, burst,
+		       err ? ",\"error\":\"" : "",
 		       err ? err : "", err ? "\"" : "");
 		fflush(stdout);
 	}

@@ -3,7 +3,9 @@
 # L3 online workload with PyTorch+ROCm (Case A): ResNet-50, batch 1,
 # inference requests arriving as a Poisson process (open loop). Same
 # NDJSON as tests/l3/online.hip, one line per request (CLOCK_BOOTTIME):
-#   {"type":"request","id":N,"arrival_ns":N,"start_ns":N,"end_ns":N,...}
+#   {"type":"request","id":N,"arrival_ns":N,"start_ns":N,"end_ns":N,
+#    "busy_real_ns":N,...}  after a {"type":"start","clock":"boottime",
+#   "clock_ns":N,"real_ns":N} line (both clocks, for bench/cuda/report.py)
 # --notify-socket PATH: "busy"/"idle" lines to the arbiter around each
 # request (its protocol: one final "ok" or "err ..." line per verb).
 # Random weights (no download): latency does not depend on them.
@@ -55,6 +57,9 @@ def main():
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(a.notify_socket)
     rnd = random.Random(a.seed)
+    print(json.dumps({"type": "start", "clock": "boottime",
+                      "clock_ns": now(), "real_ns": time.time_ns()},
+                     separators=(",", ":")), flush=True)
     t0 = arrival = now()
     i = 0
     with torch.no_grad():
@@ -66,6 +71,7 @@ def main():
             if wait > 0:
                 time.sleep(wait)
             start = now()
+            breal = time.time_ns()
             err = None if notify(sock, "busy") else "notify busy failed"
             model(x)
             torch.cuda.synchronize()
@@ -73,7 +79,8 @@ def main():
             if not notify(sock, "idle") and err is None:
                 err = "notify idle failed"
             rec = {"type": "request", "id": i, "arrival_ns": arrival,
-                   "start_ns": start, "end_ns": end, "model": "resnet50"}
+                   "start_ns": start, "end_ns": end, "busy_real_ns": breal,
+                   "model": "resnet50"}
             if err:
                 rec["error"] = err
             print(json.dumps(rec, separators=(",", ":")), flush=True)
