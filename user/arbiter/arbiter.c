@@ -300,7 +300,7 @@ bool arbiter_busy_open(const struct daemon *d, const struct client *c)
 	int k;
 
 	for (k = 0; a && k < a->pol.n_busy; k++)
-		if (a->pol.busy[k].src == (uintptr_t)c && a->pol.busy[k].count)
+		if (a->pol.busy[k].src == ARB_SRC_CONN(c) && a->pol.busy[k].count)
 			return true;
 	return false;
 }
@@ -314,11 +314,11 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 		return;
 	arb_defer_closed(a, c);
 	was = gp_policy_online_busy(&a->pol);
-	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
+	gp_policy_source_closed(&a->pol, monotonic_ns(), ARB_SRC_CONN(c),
 				&a->act);
 	if (a->g)
-		gp_gpolicy_source_closed(a->g, monotonic_ns(), (uintptr_t)c,
-					 a->gact);
+		gp_gpolicy_source_closed(a->g, monotonic_ns(),
+					 ARB_SRC_CONN(c), a->gact);
 	if (was && !gp_policy_online_busy(&a->pol))
 		alog(a, "connection of pid %d closed: its busy ends",
 		     c->pid);

@@ -8,11 +8,15 @@
 #include "daemon_module.h"
 #include "exitcodes.h"
 #include "qwatch.h"
+#include "source.h"
 
-/* The watcher's busy is a policy source of its own, one per pid. */
-#define ARB_SRC_QWATCH(pid) ((1ULL << 62) | (uint32_t)(pid))
-/* So is the launch detector's (notify's sources are client pointers). */
-#define ARB_SRC_LAUNCH(pid) ((1ULL << 63) | (uint32_t)(pid))
+/* Each detector's busy is a policy source of its own kind (source.h):
+ * the watcher's and the launch detector's one per pid, notify's one per
+ * connection or (scope=pid) per pid. */
+#define ARB_SRC_QWATCH(pid) gp_src(GP_SRC_QUEUES, (uint32_t)(pid))
+#define ARB_SRC_LAUNCH(pid) gp_src(GP_SRC_LAUNCH, (uint32_t)(pid))
+#define ARB_SRC_CONN(c) gp_src(GP_SRC_CONN, (uintptr_t)(c))
+#define ARB_SRC_PID(pid) gp_src(GP_SRC_PID, (uint32_t)(pid))
 
 /* A process the arbiter knows: found by the KFD scan or named by a
  * busy/idle/classify request. */

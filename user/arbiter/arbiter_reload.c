@@ -59,7 +59,8 @@ static enum gp_pclass reclass(struct arbiter *a, const struct arb_proc *p,
 	return cls;
 }
 
-/* Ends the busy of every source but the queue watcher (notify off). */
+/* Ends the busy of notify's sources (notify off): the queue watcher's
+ * and the launch detector's stay. */
 static void end_notify(struct daemon *d)
 {
 	struct arbiter *a = arb_of(d);
@@ -67,7 +68,7 @@ static void end_notify(struct daemon *d)
 	int i, n = 0;
 
 	for (i = 0; i < a->pol.n_busy; i++)
-		if (!(a->pol.busy[i].src & (1ULL << 62)))
+		if (gp_src_is_notify(a->pol.busy[i].src))
 			src[n++] = a->pol.busy[i].src;
 	for (i = 0; i < n; i++) {
 		gp_policy_source_closed(&a->pol, monotonic_ns(), src[i],

@@ -142,8 +142,7 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 {
 	struct arbiter *a = arb_of(d);
 	int pid = q->pid ? q->pid : c->pid;
-	uint64_t src = q->pid_scope ? (1ULL << 63) | (uint32_t)pid :
-				      (uintptr_t)c;
+	uint64_t src = q->pid_scope ? ARB_SRC_PID(pid) : ARB_SRC_CONN(c);
 	bool busy = q->verb == ARB_BUSY, was;
 	struct gp_err e = {};
 	struct arb_proc *p;
