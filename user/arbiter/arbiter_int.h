@@ -7,6 +7,7 @@
 #include "daemon_int.h"
 #include "daemon_module.h"
 #include "exitcodes.h"
+#include "proc_desc.h"
 #include "qwatch.h"
 #include "source.h"
 

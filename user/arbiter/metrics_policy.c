@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The arbiter's Prometheus families (metrics.h), rendered at scrape time
- * from the policy's own state (user/arbiter/policy.h): one home for the
+ * from the policy's own state (user/policy/policy.h): one home for the
  * counts, which `gpreempt-ctl policy` shows too. Pure: no I/O, no clock.
  */
 #include <stdio.h>
