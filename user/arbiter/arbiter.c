@@ -155,16 +155,8 @@ static void qw_busy(void *ctx, int pid, bool busy)
 	struct arbiter *a = arb_of(d);
 	uint64_t now = monotonic_ns();
 
-	if (busy) {
-		a->trigger_ns = now;
-		gp_policy_busy(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
-			       &a->act);
-	} else {
-		gp_policy_idle(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
-			       &a->act);
-	}
-	if (a->g)
-		arbg_edge(a, ARB_SRC_QWATCH(pid), pid, NULL, 0, busy);
+	arb_feed(a, &(struct gp_activity){ .pid = pid, .busy = busy,
+		 .kind = GP_SRC_QUEUES, .id = (uint32_t)pid, .t_ns = now });
 	alog(a, "queues of pid %d: %s", pid, busy ? "busy (write > read)" :
 	     "idle (write == read)");
 }

@@ -3,6 +3,7 @@
 #ifndef GP_ARBITER_INT_H
 #define GP_ARBITER_INT_H
 
+#include "activity.h"
 #include "arbiter.h"
 #include "daemon_int.h"
 #include "daemon_module.h"
@@ -11,13 +12,13 @@
 #include "qwatch.h"
 #include "source.h"
 
-/* Each detector's busy is a policy source of its own kind (source.h):
- * the watcher's and the launch detector's one per pid, notify's one per
- * connection or (scope=pid) per pid. */
+/* Each detector's busy is a policy source of its own kind (source.h),
+ * fed as an activity record (activity.h, arb_feed): the watcher's and
+ * the launch detector's one per pid, notify's one per connection (its
+ * id below) or, scope=pid, per pid. What closes a source names it. */
+#define ARB_CONN_ID(c) ((uintptr_t)(c))
+#define ARB_SRC_CONN(c) gp_src(GP_SRC_CONN, ARB_CONN_ID(c))
 #define ARB_SRC_QWATCH(pid) gp_src(GP_SRC_QUEUES, (uint32_t)(pid))
-#define ARB_SRC_LAUNCH(pid) gp_src(GP_SRC_LAUNCH, (uint32_t)(pid))
-#define ARB_SRC_CONN(c) gp_src(GP_SRC_CONN, (uintptr_t)(c))
-#define ARB_SRC_PID(pid) gp_src(GP_SRC_PID, (uint32_t)(pid))
 
 /* A process the arbiter knows: found by the KFD scan or named by a
  * busy/idle/classify request. */
@@ -213,6 +214,11 @@ struct gp_qf_mqd;
 struct gp_offjob *arb_mqd_start(const struct arbiter_opts *o, uint64_t now);
 const struct gp_qf_mqd *arb_mqd_result(const struct gp_offjob *job);
 void arbq_event(struct daemon *d, const struct gp_event *e);
+
+/* arbiter_feed.c: one detector's edge (activity.h) into the policy: 0,
+ * or the node machine's refusal (-EALREADY: an idle with no busy open
+ * for its source; -ENOSPC: too many busy sources). */
+int arb_feed(struct arbiter *a, const struct gp_activity *r);
 
 /* arbiter_gpus.c: the per-GPU policy in the daemon (a->g NULL only when
  * out of memory at a reload: nothing is decided until the next one). */

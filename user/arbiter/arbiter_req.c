@@ -142,11 +142,13 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 {
 	struct arbiter *a = arb_of(d);
 	int pid = q->pid ? q->pid : c->pid;
-	uint64_t src = q->pid_scope ? ARB_SRC_PID(pid) : ARB_SRC_CONN(c);
 	bool busy = q->verb == ARB_BUSY, was;
+	struct gp_activity act = { .pid = pid, .gpus = q->gpus,
+		.ngpus = q->ngpus, .busy = busy,
+		.kind = q->pid_scope ? GP_SRC_PID : GP_SRC_CONN,
+		.id = q->pid_scope ? (uint32_t)pid : ARB_CONN_ID(c) };
 	struct gp_err e = {};
 	struct arb_proc *p;
-	uint64_t now;
 	int r;
 
 	if (!a->o->detect_notify) {
@@ -159,18 +161,9 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 	p = online_of(d, c, pid, ds, &e);
 	if (!p)
 		goto err;
-	now = monotonic_ns();
+	act.t_ns = monotonic_ns();
 	was = gp_policy_online_busy(&a->pol);
-	if (busy) {
-		a->trigger_ns = now;
-		r = gp_policy_busy(&a->pol, now, src, pid, &a->act);
-	} else {
-		r = gp_policy_idle(&a->pol, now, src, pid, &a->act);
-	}
-	/* The node machine owns the sources (and says EALREADY); the
-	 * per-GPU one decides, on the GPUs named or pid's. */
-	if (a->g && !r)
-		arbg_edge(a, src, pid, q->gpus, q->ngpus, busy);
+	r = arb_feed(a, &act);
 	if (r == -EALREADY) {
 		gp_err_set(&e, GP_EXIT_USAGE, EALREADY, "no busy open for pid "
 			   "%d %s: nothing to end", pid, q->pid_scope ?
