@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,7 +57,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	a->cls = o->cls;
 	/* The policy ends a suspension at --max-hold itself, before the
 	 * watchdog (whose hold starts after the ioctl) would. */
-	a->cfg.max_hold_ns = d->max_hold_ns;
+	a->cfg.max_hold_ns = daemon_max_hold_ns(d);
 	a->started = monotonic_ns();
 	gp_qwatch_init(&a->qw);
 	gp_policy_init(&a->pol, &a->cfg, a->started);
@@ -252,8 +253,8 @@ void arbiter_tick(struct daemon *d)
 	if (a->g)
 		gp_gpolicy_tick(a->g, monotonic_ns(), a->gact);
 	if (a->pol.st.busy_expired != a->busy_expired_said) {
-		dlimit(GP_LIMIT_BUSY_EXPIRED, "%llu busy ended: neither renewed "
-		       "nor confirmed by queue activity for --busy-max",
+		alimit(ARB_LIMIT_BUSY_EXPIRED, "%llu busy ended: neither "
+		       "renewed nor confirmed by queue activity for --busy-max",
 		       (unsigned long long)(a->pol.st.busy_expired -
 					    a->busy_expired_said));
 		a->busy_expired_said = a->pol.st.busy_expired;
@@ -313,7 +314,7 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 					 ARB_SRC_CONN(c), a->gact);
 	if (was && !gp_policy_online_busy(&a->pol))
 		alog(a, "connection of pid %d closed: its busy ends",
-		     c->pid);
+		     client_pid(c));
 	arb_apply(d);
 }
 

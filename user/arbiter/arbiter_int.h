@@ -5,9 +5,11 @@
 
 #include "activity.h"
 #include "arbiter.h"
-#include "daemon_int.h"
+#include "daemon_host.h"
 #include "daemon_module.h"
+#include "err.h"
 #include "exitcodes.h"
+#include "kfd.h"
 #include "proc_desc.h"
 #include "qwatch.h"
 #include "source.h"
@@ -19,6 +21,19 @@
 #define ARB_CONN_ID(c) ((uintptr_t)(c))
 #define ARB_SRC_CONN(c) gp_src(GP_SRC_CONN, ARB_CONN_ID(c))
 #define ARB_SRC_QWATCH(pid) gp_src(GP_SRC_QUEUES, (uint32_t)(pid))
+
+/* The arbiter's limit causes (daemon_host.h), named in its module table
+ * (arbiter_module.c): counted and logged by alimit(). */
+enum arb_limit {
+	ARB_LIMIT_PROCS,	/* the process table */
+	ARB_LIMIT_CLASSES,	/* run-time classes */
+	ARB_LIMIT_BUSY_EXPIRED,	/* a busy not renewed within its bound */
+	ARB_LIMIT_STUCK_UID,	/* stuck /proc readers of one uid */
+	ARB_LIMIT_STUCK,	/* stuck /proc readers, all uids */
+	ARB_LIMIT_PARKED,	/* requests waiting for a description */
+	ARB_LIMIT__N,
+};
+#define alimit(cause, ...) dlimit_mod(&arbiter_module, (cause), __VA_ARGS__)
 
 /* A process the arbiter knows: found by the KFD scan or named by a
  * busy/idle/classify request. */

@@ -21,6 +21,16 @@ static const struct gp_verb arbiter_verbs[] = {
 	{ NULL },
 };
 
+/* enum arb_limit's names: gpreempt_limit_hits_total{cause} */
+static const char *const arbiter_limits[ARB_LIMIT__N + 1] = {
+	[ARB_LIMIT_PROCS] = "arbiter_processes",
+	[ARB_LIMIT_CLASSES] = "classes",
+	[ARB_LIMIT_BUSY_EXPIRED] = "busy_expired",
+	[ARB_LIMIT_STUCK_UID] = "stuck_per_uid",
+	[ARB_LIMIT_STUCK] = "stuck",
+	[ARB_LIMIT_PARKED] = "parked_requests",
+};
+
 const struct gp_module arbiter_module = {
 	.name = "arbiter",
 	.verbs = arbiter_verbs,
@@ -39,4 +49,5 @@ const struct gp_module arbiter_module = {
 	.hold_released = arbiter_hold_released,
 	.reload = arbiter_reload,
 	.metrics = arbiter_metrics,
+	.limits = arbiter_limits,
 };

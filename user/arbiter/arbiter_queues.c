@@ -191,7 +191,7 @@ void arbq_start(struct daemon *d)
 	if (!arbq_of(d))
 		return;
 	gp_qfeed_init(&q->f, &arb_of(d)->qw, arbq_online, d);
-	arbq_verbose = d->o->verbose;
+	arbq_verbose = daemon_verbose(d);
 	libbpf_set_print(arbq_libbpf_print);
 	if (gp_probe_open(&po, &q->probe, &err)) {
 		snprintf(q->off_why, sizeof(q->off_why), "%s",

@@ -121,8 +121,8 @@ static void rearm_holds(struct daemon *d)
 
 	for (i = 0; a->g && i < a->g->nproc; i++)
 		if (arbg_held(&a->g->proc[i]) &&
-		    (t = target_find(d, a->g->proc[i].pid)) && t->held_since)
-			t->deadline = t->held_since + d->max_hold_ns;
+		    (t = target_find(d, a->g->proc[i].pid)))
+			hold_rebound(d, t);
 }
 
 static int held_count(const struct arbiter *a)
@@ -191,7 +191,7 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	arb_warn_spoofable(a);
 
 	a->cfg = n->pol;
-	a->cfg.max_hold_ns = d->max_hold_ns;
+	a->cfg.max_hold_ns = daemon_max_hold_ns(d);
 	gp_policy_reconfigure(&a->pol, monotonic_ns(), &a->cfg, &a->act);
 	if (rescope && arbg_start(a))
 		dlog_at(LOG_ERR, "reload: no memory for the per-GPU policy: "
