@@ -111,8 +111,16 @@ static inline struct arbiter_opts *arb_opts(const struct daemon *d)
 }
 
 /* The module's verbs (arbiter_req.c) and fd callback (arbiter_queues.c). */
-void arbiter_verb(struct daemon *d, struct client *c, const char *line,
+void arbiter_busy(struct daemon *d, struct client *c, const char *line,
 		  size_t len);
+void arbiter_idle(struct daemon *d, struct client *c, const char *line,
+		  size_t len);
+void arbiter_classify(struct daemon *d, struct client *c, const char *line,
+		      size_t len);
+void arbiter_policy(struct daemon *d, struct client *c, const char *line,
+		    size_t len);
+void arbiter_watch(struct daemon *d, struct client *c, const char *line,
+		   size_t len);
 
 /* arbiter_core.c: the process table and the log. */
 #define ARB_LOG_PER_SEC 50

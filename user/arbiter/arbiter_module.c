@@ -13,11 +13,11 @@
 #include "daemon_module.h"
 
 static const struct gp_verb arbiter_verbs[] = {
-	{ "busy", GP_WHO_TENANT, arbiter_verb },
-	{ "idle", GP_WHO_TENANT, arbiter_verb },
-	{ "classify", GP_WHO_TENANT_OPT, arbiter_verb },
-	{ "policy", GP_WHO_TENANT, arbiter_verb },
-	{ "watch", GP_WHO_ADMIN, arbiter_verb },
+	{ "busy", GP_WHO_TENANT, arbiter_busy },
+	{ "idle", GP_WHO_TENANT, arbiter_idle },
+	{ "classify", GP_WHO_TENANT_OPT, arbiter_classify },
+	{ "policy", GP_WHO_TENANT, arbiter_policy },
+	{ "watch", GP_WHO_ADMIN, arbiter_watch },
 	{ NULL },
 };
 

@@ -420,29 +420,36 @@ static void do_policy(struct daemon *d, struct client *c)
 	reply_ok(c);
 }
 
-static void dispatch(struct daemon *d, struct client *c,
-		     const struct arb_req *q, const struct desc *ds)
+static void do_policy_req(struct daemon *d, struct client *c,
+			  const struct arb_req *q, const struct desc *ds)
 {
-	if (q->verb == ARB_BUSY || q->verb == ARB_IDLE)
-		do_busy_idle(d, c, q, ds);
-	else if (q->verb == ARB_CLASSIFY)
-		do_classify(d, c, q, ds);
-	else if (q->verb == ARB_WATCH)
-		do_watch(d, c, q, ds);
-	else
-		do_policy(d, c);
+	do_policy(d, c);
 }
 
-/* Every verb of the module (arbiter_module.c): the line's own parser
- * tells them apart. */
-void arbiter_verb(struct daemon *d, struct client *c, const char *l,
-		  size_t len)
+/* Each verb's handler, by the verb a (parked) request carries. */
+typedef void arb_do_fn(struct daemon *d, struct client *c,
+		       const struct arb_req *q, const struct desc *ds);
+static arb_do_fn *const handlers[] = {
+	[ARB_BUSY] = do_busy_idle,
+	[ARB_IDLE] = do_busy_idle,
+	[ARB_CLASSIFY] = do_classify,
+	[ARB_POLICY] = do_policy_req,
+	[ARB_WATCH] = do_watch,
+};
+
+/* The daemon picked verb v by the line's first word (the module table,
+ * arbiter_module.c): its words after it are parsed, and v's handler
+ * runs. */
+static void serve(struct daemon *d, struct client *c, enum arb_verb v,
+		  const char *l, size_t len)
 {
 	struct arb_req q;
 	struct gp_err e = {};
-	int r = arb_parse_request(l, len, &q, &e);
+	size_t vl = 0;
 
-	if (r <= 0) {	/* 0 cannot be: the daemon matched the verb */
+	while (vl < len && l[vl] != ' ' && l[vl] != '\n')
+		vl++;
+	if (arb_parse_args(v, l + vl, len - vl, &q, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
@@ -453,7 +460,37 @@ void arbiter_verb(struct daemon *d, struct client *c, const char *l,
 		reply_err(c, &e);
 		return;
 	}
-	dispatch(d, c, &q, NULL);
+	handlers[v](d, c, &q, NULL);
+}
+
+void arbiter_busy(struct daemon *d, struct client *c, const char *l,
+		  size_t len)
+{
+	serve(d, c, ARB_BUSY, l, len);
+}
+
+void arbiter_idle(struct daemon *d, struct client *c, const char *l,
+		  size_t len)
+{
+	serve(d, c, ARB_IDLE, l, len);
+}
+
+void arbiter_classify(struct daemon *d, struct client *c, const char *l,
+		      size_t len)
+{
+	serve(d, c, ARB_CLASSIFY, l, len);
+}
+
+void arbiter_policy(struct daemon *d, struct client *c, const char *l,
+		    size_t len)
+{
+	serve(d, c, ARB_POLICY, l, len);
+}
+
+void arbiter_watch(struct daemon *d, struct client *c, const char *l,
+		   size_t len)
+{
+	serve(d, c, ARB_WATCH, l, len);
 }
 
 /* A parked request's pid described (arbiter_defer.c). */
@@ -463,5 +500,5 @@ static void described(struct daemon *d, struct client *c,
 {
 	const struct desc ds = { err, pd };
 
-	dispatch(d, c, q, &ds);
+	handlers[q->verb](d, c, q, &ds);
 }
