@@ -307,11 +307,7 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 		return;
 	arb_defer_closed(a, c);
 	was = gp_policy_online_busy(&a->pol);
-	gp_policy_source_closed(&a->pol, monotonic_ns(), ARB_SRC_CONN(c),
-				&a->act);
-	if (a->g)
-		gp_gpolicy_source_closed(a->g, monotonic_ns(),
-					 ARB_SRC_CONN(c), a->gact);
+	arb_source_closed(a, ARB_SRC_CONN(c), monotonic_ns());
 	if (was && !gp_policy_online_busy(&a->pol))
 		alog(a, "connection of pid %d closed: its busy ends",
 		     client_pid(c));

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "arbiter_int.h"
+#include "gpolicy.h"
 #include "policy.h"
 
 int arb_feed(struct arbiter *a, const struct gp_activity *r)
@@ -24,4 +25,11 @@ int arb_feed(struct arbiter *a, const struct gp_activity *r)
 	if (a->g && !ret)
 		arbg_edge(a, src, r->pid, r->gpus, r->ngpus, r->busy);
 	return ret;
+}
+
+void arb_source_closed(struct arbiter *a, uint64_t src, uint64_t now)
+{
+	gp_policy_source_closed(&a->pol, now, src, &a->act);
+	if (a->g)
+		gp_gpolicy_source_closed(a->g, now, src, a->gact);
 }

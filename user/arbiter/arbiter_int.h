@@ -242,6 +242,9 @@ void arbq_event(struct daemon *d, const struct gp_event *e);
  * or the node machine's refusal (-EALREADY: an idle with no busy open
  * for its source; -ENOSPC: too many busy sources). */
 int arb_feed(struct arbiter *a, const struct gp_activity *r);
+/* Every busy of source src ends (its connection closed, its detector
+ * turned off), on both machines. */
+void arb_source_closed(struct arbiter *a, uint64_t src, uint64_t now);
 
 /* arbiter_gpus.c: the per-GPU policy in the daemon (a->g NULL only when
  * out of memory at a reload: nothing is decided until the next one). */

@@ -70,13 +70,8 @@ static void end_notify(struct daemon *d)
 	for (i = 0; i < a->pol.n_busy; i++)
 		if (gp_src_is_notify(a->pol.busy[i].src))
 			src[n++] = a->pol.busy[i].src;
-	for (i = 0; i < n; i++) {
-		gp_policy_source_closed(&a->pol, monotonic_ns(), src[i],
-					&a->act);
-		if (a->g)
-			gp_gpolicy_source_closed(a->g, monotonic_ns(), src[i],
-						 a->gact);
-	}
+	for (i = 0; i < n; i++)
+		arb_source_closed(a, src[i], monotonic_ns());
 	if (n)
 		alog(a, "notify is off: %d busy source%s ended", n,
 		     n == 1 ? "" : "s");
@@ -88,15 +83,9 @@ static void end_queues(struct daemon *d)
 	struct arbiter *a = arb_of(d);
 	int i;
 
-	for (i = 0; i < a->qw.n; i++) {
-		gp_policy_source_closed(&a->pol, monotonic_ns(),
-					ARB_SRC_QWATCH(a->qw.p[i].pid),
-					&a->act);
-		if (a->g)
-			gp_gpolicy_source_closed(a->g, monotonic_ns(),
-						 ARB_SRC_QWATCH(a->qw.p[i].pid),
-						 a->gact);
-	}
+	for (i = 0; i < a->qw.n; i++)
+		arb_source_closed(a, ARB_SRC_QWATCH(a->qw.p[i].pid),
+				  monotonic_ns());
 	if (a->qw.n)
 		alog(a, "queue detection is off: %d process%s no longer "
 		     "watched", a->qw.n, a->qw.n == 1 ? "" : "es");
