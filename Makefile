@@ -9,9 +9,11 @@
 #   session/ ptrace and the debug-trap session: hold, suspend, resume
 #   proto/   the daemon's wire protocol: parse, format, reply
 #   metrics/ Prometheus exposition, the HTTP endpoint, log2 histograms
+#   policy/  pure decisions: the policies, selectors, the verbs' format
 #   trace/   gpreempt-trace: probes' attach, event output
+#   detect/  activity detectors: queue watcher, launch uprobes
 #   daemon/  the warm holder daemon: sockets, clients, holds, reload
-#   arbiter/ the daemon's arbiter: selectors, detectors, policy, replay
+#   arbiter/ the daemon's arbiter module: feeds the policy, carries it out
 #   ctl/     gpreempt-ctl: arguments, sub-commands, the daemon's client
 # New sources are picked up by wildcard (user/<layer>/ and one folder
 # below it, e.g. user/backend/kfd/); objects are named by file alone, so

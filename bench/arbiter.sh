@@ -56,8 +56,8 @@ mkdir -p "$OUT/build"
 CFLAGS="-g -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE"
 make -s -f bench/bench.mk OUTPUT="$OUT/build" "$OUT/build/arb-lat"
 make -s OUTPUT="$OUT/host" BINDIR="$OUT/host/bin" "$OUT/host/bin/gpreempt-ctl"
-cc $CFLAGS -Iuser/arbiter bench/qwatch-cost.c user/arbiter/qwatch.c \
-	user/arbiter/qsignal.c -o "$OUT/build/qwatch-cost"
+cc $CFLAGS -Iuser/detect bench/qwatch-cost.c user/detect/qwatch.c \
+	user/detect/qsignal.c -o "$OUT/build/qwatch-cost"
 
 echo "# queue watcher: CPU per poll (one process_vm_readv), host"
 printf '%-10s %14s %18s\n' "queues" "ns per poll" "CPU % at 200us"

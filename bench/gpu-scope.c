@@ -4,7 +4,7 @@
  * offline processes (1, 8, 64) spread over 8 GPUs with the placement of
  * tests/unit/fixtures/topo (6 queues each on GPU 10001 + i % 8), one
  * online server on GPU 10001. Each round is one busy -> idle -> resume
- * cycle through the per-GPU policy (user/arbiter/gpolicy.c), at --scope
+ * cycle through the per-GPU policy (user/policy/gpolicy.c), at --scope
  * gpu and node. Per scope it prints
  *	BENCH gpus N SCOPE NS_PER_BUSY SUSPEND_IOCTLS QUEUES GPUS
  * NS_PER_BUSY: the policy's time from the busy to the last SUSPEND

@@ -2,10 +2,10 @@
 /*
  * The launch detector: uprobes on libamdhip64's launch entry points and
  * uretprobes on its synchronisation calls, attached per online process
- * (user/arbiter/detect_launch.c) with the entry's enum gp_entry as the
+ * (user/detect/detect_launch.c) with the entry's enum gp_entry as the
  * attach cookie; and KFD's WAIT_EVENTS ioctl, entry and return, in two
  * flavours (fentry/fexit, kprobe/kretprobe) of which the loader keeps
- * one (user/arbiter/detect_attach.c). The logic is in detect_edge.bpf.h
+ * one (user/detect/detect_attach.c). The logic is in detect_edge.bpf.h
  * and detect_wait.bpf.h.
  */
 #include "vmlinux.h"

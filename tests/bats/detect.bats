@@ -4,6 +4,7 @@
 # libamdhip64 5.7.1 in real processes (no GPU: every launch returns 100,
 # the probes still fire). Needs root, the HIP cache and the test tools.
 
+bats_require_minimum_version 1.5.0
 load detect_lib
 
 setup() { detect_setup; }
@@ -213,4 +214,36 @@ gpu_busy() {
 	wait_for "$W/d.log" "launches of pid $(pid_of c): idle (no launch for --launch-grace)"
 	[ "$(gpu_busy 10001)" -eq 2 ]
 	[ "$(gpu_busy 10002)" -eq 2 ]
+}
+
+@test "daemon --detect launch,notify: a notify 'idle scope=pid' does not end a launch-detected busy (typed source ids)" {
+	CTL=${GP_BIN:-$TOP/.output/bin}/gpreempt-ctl
+	[ -x "$CTL" ] || skip "no gpreempt-ctl at $CTL (set GP_BIN)"
+	SOCK=$W/arb.sock
+	# one launch, then the round waits: the 600 s grace keeps the launch
+	# busy open for the whole test
+	hip srv -f extmodule -n 1 -k 2
+	"$CTL" daemon -s "$SOCK" --ready "$W/d.ready" -v \
+		--detect launch,notify --launch-grace 600s 2> "$W/d.log" &
+	PIDS+=($!)
+	wait_for "$W/d.ready"
+	P=$(pid_of srv)
+	"$CTL" daemon -s "$SOCK" --send "classify pid=$P class=online"
+	wait_for "$W/d.log" "launches of pid $P: 13 probes in"
+	go srv
+	wait_for "$W/d.log" "launches of pid $P: busy (_Z24hipExtModuleLaunchKernel)"
+	run -0 "$CTL" daemon -s "$SOCK" --send policy
+	[[ "$output" == *"online_busy=1"* ]]
+	# notify's scope=pid source is another detector's: it has no busy
+	# open for the pid, so its idle ends nothing
+	run "$CTL" daemon -s "$SOCK" --send "idle pid=$P scope=pid"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no busy open for pid $P with scope=pid"* ]]
+	run -0 "$CTL" daemon -s "$SOCK" --send policy
+	[[ "$output" == *"online_busy=1"* ]]
+	# and a notify busy/idle pair of scope=pid leaves the launch's busy
+	run -0 "$CTL" daemon -s "$SOCK" --send "busy pid=$P scope=pid"
+	run -0 "$CTL" daemon -s "$SOCK" --send "idle pid=$P scope=pid"
+	run -0 "$CTL" daemon -s "$SOCK" --send policy
+	[[ "$output" == *"online_busy=1"* ]]
 }

@@ -76,3 +76,28 @@ setup() {
 	run -1 "$CHECK" "$T"
 	[[ "$output" == *"folder without a layer"* ]]
 }
+
+@test "structure: a module including daemon_int.h fails check 5" {
+	echo '#include "daemon_int.h"' >> "$T/user/arbiter/arbiter_core.c"
+	run -1 "$CHECK" "$T"
+	[[ "$output" == *"not ok 5 "* ]]
+	[[ "$output" == *"user/arbiter/arbiter_core.c includes user/daemon/daemon_int.h"* ]]
+}
+
+@test "structure: a daemon file using a name a module defines fails check 6" {
+	# the old shape: the arbiter's limit cause in the daemon's enum
+	printf 'int daemon_log_cause(void)\n{\n\treturn ARB_LIMIT_PROCS;\n}\n' \
+		>> "$T/user/daemon/daemon_log.c"
+	run -1 "$CHECK" "$T"
+	[[ "$output" == *"ok 5 "* ]]
+	[[ "$output" == *"not ok 6 "* ]]
+	[[ "$output" == *"user/daemon/daemon_log.c uses ARB_LIMIT_PROCS"* ]]
+}
+
+@test "structure: a daemon string saying a module's name fails check 6; a comment does not" {
+	printf '/* the arbiter */\nconst char *daemon_log_said = "arbiter_processes";\n' \
+		>> "$T/user/daemon/daemon_limits.c"
+	run -1 "$CHECK" "$T"
+	[[ "$output" == *"not ok 6 "* ]]
+	[[ "$output" == *'user/daemon/daemon_limits.c says "arbiter" in a string'* ]]
+}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * detect-run: the launch detector (user/arbiter/detect_*.c) driven from
+ * detect-run: the launch detector (user/detect/detect_*.c) driven from
  * a test, on real processes and real uprobes. One JSON object a line.
  *
  *   detect-run [-x PROC] [-g GRACE_MS] [-r READY] [-s PID]... [-p PID]...

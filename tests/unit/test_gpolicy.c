@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * L0: per-GPU arbitration (user/arbiter/gpolicy.c) with an injected clock.
+ * L0: per-GPU arbitration (user/policy/gpolicy.c) with an injected clock.
  * - two GPUs keep independent hysteresis and budgets;
  * - a decision names exactly the queue ids on the busy GPU, one ioctl
  *   per process; a queue created after the suspension is suspended too;

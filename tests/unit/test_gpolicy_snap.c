@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * L0: a held process's GET_QUEUE_SNAPSHOT feeds the per-GPU policy's
- * placement (gp_gpolicy_snapshot, user/arbiter/gpolicy_snap.c). The
+ * placement (gp_gpolicy_snapshot, user/policy/gpolicy_snap.c). The
  * snapshot is a FIXTURE: struct kfd_queue_snapshot_entry rows in the
  * kernel's uapi layout (linux/kfd_ioctl.h), decoded by
  * gp_qplace_from_snapshot as the daemon does with its session's buffer;

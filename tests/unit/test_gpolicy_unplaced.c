@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * L0: per-GPU arbitration (user/arbiter/gpolicy.c) of an offline process
+ * L0: per-GPU arbitration (user/policy/gpolicy.c) of an offline process
  * whose queues are not known yet (no create captured, no sysfs row, no
  * snapshot): it may be on any GPU, so it is held whole while online is
  * busy on any GPU, and its first known queue moves it to exact placement.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * L0: the node-wide numbers are derived from the per-GPU policy
- * (gp_gpolicy_node_view, user/arbiter/gpolicy_view.c), the one decision
+ * (gp_gpolicy_node_view, user/policy/gpolicy_view.c), the one decision
  * maker, not from a second policy.c machine run beside it:
  * - gpu scope: a busy on one GPU counts the one suspend it made, and only
  *   the process it held shows suspended; the busy sources come from the

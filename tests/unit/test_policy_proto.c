@@ -130,6 +130,24 @@ TEST(kv_lines)
 	CHECK(arb_kv_parse("proc x", 6, &kv) == -1);
 }
 
+/* A handler the daemon picked by its verb parses only the words after it
+ * (arbiter_req.c's serve): the same rules, the verb given. */
+TEST(args_of_a_known_verb)
+{
+	const char *a = " pid=42 scope=pid\n";
+
+	CHECK(arb_parse_args(ARB_IDLE, a, strlen(a), &q, &e) == 1 &&
+	      q.verb == ARB_IDLE && q.pid == 42 && q.pid_scope);
+	CHECK(arb_parse_args(ARB_POLICY, "\n", 1, &q, &e) == 1 &&
+	      q.verb == ARB_POLICY);
+	CHECK(arb_parse_args(ARB_BUSY, "", 0, &q, &e) == 1 && !q.pid);
+	/* a key another verb takes, a missing one, a double space */
+	CHECK(arb_parse_args(ARB_POLICY, " pid=1", 6, &q, &e) == -1);
+	CHECK(arb_parse_args(ARB_CLASSIFY, " pid=7", 6, &q, &e) == -1 &&
+	      strstr(e.msg, "classify needs"));
+	CHECK(arb_parse_args(ARB_BUSY, "  pid=1", 7, &q, &e) == -1);
+}
+
 int main(void)
 {
 	RUN(verbs);
@@ -138,5 +156,6 @@ int main(void)
 	RUN(format_round_trip);
 	RUN(gpu_field);
 	RUN(kv_lines);
+	RUN(args_of_a_known_verb);
 	return tap_done();
 }

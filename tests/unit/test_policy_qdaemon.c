@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The queue feed's daemon glue (user/arbiter/qfeed.c in the real daemon
+ * The queue feed's daemon glue (user/detect/qfeed.c in the real daemon
  * loop; the feed itself is in test_policy_qfeed.c):
  *  - L1: the daemon without BPF privileges (in a user namespace: no
  *    CAP_BPF in the initial one) says so once in its log and in `policy`,

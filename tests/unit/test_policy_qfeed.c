@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The queue feed (user/arbiter/qfeed.c): what --detect queues puts into the
+ * The queue feed (user/detect/qfeed.c): what --detect queues puts into the
  * watcher without `watch` requests.
  *  - L1 (host-only behaviour, stand-in): the arbiter's feeding function
  *    gp_qfeed_event (the daemon's arbq_event calls it for every tracer

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "proc_desc.h"
 #include "select.h"
 
 static char err[512];

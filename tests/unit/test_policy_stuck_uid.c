@@ -47,14 +47,15 @@ static void reset(void)
 
 TEST(a_tenant_fills_its_share_only)
 {
-	uint64_t hits = dlimit_hits(GP_LIMIT_STUCK_UID);
+	uint64_t hits = dlimit_mod_hits(&arbiter_module, ARB_LIMIT_STUCK_UID);
 	int i;
 
 	reset();
 	for (i = 0; i < ARB_STUCK_PER_UID; i++)
 		CHECK(arb_stuck_add(&A, kid(), 1001, "test") == 0);
 	CHECK(arb_stuck_add(&A, kid(), 1001, "test") == -EDQUOT);
-	CHECK(dlimit_hits(GP_LIMIT_STUCK_UID) == hits + 1);
+	CHECK(dlimit_mod_hits(&arbiter_module, ARB_LIMIT_STUCK_UID) ==
+	      hits + 1);
 	CHECK(A.n_stuck == ARB_STUCK_PER_UID);
 	/* another tenant and root are not pushed out nor refused */
 	CHECK(arb_stuck_add(&A, kid(), 1002, "test") == 0);
@@ -66,7 +67,7 @@ TEST(a_tenant_fills_its_share_only)
 
 TEST(tenants_together_leave_root_its_room)
 {
-	uint64_t hits = dlimit_hits(GP_LIMIT_STUCK);
+	uint64_t hits = dlimit_mod_hits(&arbiter_module, ARB_LIMIT_STUCK);
 	uid_t uid = 2000;
 	int i, n = 0;
 
@@ -80,7 +81,7 @@ TEST(tenants_together_leave_root_its_room)
 	}
 	CHECK(arb_stuck_room(&A, uid + 1) == -ENOSPC);
 	CHECK(arb_stuck_add(&A, kid(), uid + 1, "test") == -ENOSPC);
-	CHECK(dlimit_hits(GP_LIMIT_STUCK) == hits + 1);
+	CHECK(dlimit_mod_hits(&arbiter_module, ARB_LIMIT_STUCK) == hits + 1);
 	for (i = 0; i < ARB_STUCK_ROOT; i++)
 		CHECK(arb_stuck_add(&A, kid(), 0, "test") == 0);
 	CHECK(A.n_stuck == ARB_MAX_STUCK);
@@ -104,6 +105,9 @@ TEST(an_exited_process_frees_its_record)
 
 int main(void)
 {
+	/* as the composition root does: the module's limit causes are
+	 * counted from its registration (daemon_host.h) */
+	daemon_module_add(&arbiter_module);
 	RUN(a_tenant_fills_its_share_only);
 	RUN(tenants_together_leave_root_its_room);
 	RUN(an_exited_process_frees_its_record);

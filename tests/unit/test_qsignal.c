@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * L1: the completion-signal test (user/arbiter/qsignal.c) against a real
+ * L1: the completion-signal test (user/detect/qsignal.c) against a real
  * child process that lays out an amd_queue_t header, a ring of 64-byte
  * AQL packets and amd_signal_t objects at ROCr's offsets, and changes
  * them step by step on the parent's word. The parent reads only through

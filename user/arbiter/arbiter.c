@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,7 +57,7 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	a->cls = o->cls;
 	/* The policy ends a suspension at --max-hold itself, before the
 	 * watchdog (whose hold starts after the ioctl) would. */
-	a->cfg.max_hold_ns = d->max_hold_ns;
+	a->cfg.max_hold_ns = daemon_max_hold_ns(d);
 	a->started = monotonic_ns();
 	gp_qwatch_init(&a->qw);
 	gp_policy_init(&a->pol, &a->cfg, a->started);
@@ -155,16 +156,8 @@ static void qw_busy(void *ctx, int pid, bool busy)
 	struct arbiter *a = arb_of(d);
 	uint64_t now = monotonic_ns();
 
-	if (busy) {
-		a->trigger_ns = now;
-		gp_policy_busy(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
-			       &a->act);
-	} else {
-		gp_policy_idle(&a->pol, now, ARB_SRC_QWATCH(pid), pid,
-			       &a->act);
-	}
-	if (a->g)
-		arbg_edge(a, ARB_SRC_QWATCH(pid), pid, NULL, 0, busy);
+	arb_feed(a, &(struct gp_activity){ .pid = pid, .busy = busy,
+		 .kind = GP_SRC_QUEUES, .id = (uint32_t)pid, .t_ns = now });
 	alog(a, "queues of pid %d: %s", pid, busy ? "busy (write > read)" :
 	     "idle (write == read)");
 }
@@ -260,8 +253,8 @@ void arbiter_tick(struct daemon *d)
 	if (a->g)
 		gp_gpolicy_tick(a->g, monotonic_ns(), a->gact);
 	if (a->pol.st.busy_expired != a->busy_expired_said) {
-		dlimit(GP_LIMIT_BUSY_EXPIRED, "%llu busy ended: neither renewed "
-		       "nor confirmed by queue activity for --busy-max",
+		alimit(ARB_LIMIT_BUSY_EXPIRED, "%llu busy ended: neither "
+		       "renewed nor confirmed by queue activity for --busy-max",
 		       (unsigned long long)(a->pol.st.busy_expired -
 					    a->busy_expired_said));
 		a->busy_expired_said = a->pol.st.busy_expired;
@@ -300,7 +293,7 @@ bool arbiter_busy_open(const struct daemon *d, const struct client *c)
 	int k;
 
 	for (k = 0; a && k < a->pol.n_busy; k++)
-		if (a->pol.busy[k].src == (uintptr_t)c && a->pol.busy[k].count)
+		if (a->pol.busy[k].src == ARB_SRC_CONN(c) && a->pol.busy[k].count)
 			return true;
 	return false;
 }
@@ -314,14 +307,10 @@ void arbiter_client_closed(struct daemon *d, struct client *c)
 		return;
 	arb_defer_closed(a, c);
 	was = gp_policy_online_busy(&a->pol);
-	gp_policy_source_closed(&a->pol, monotonic_ns(), (uintptr_t)c,
-				&a->act);
-	if (a->g)
-		gp_gpolicy_source_closed(a->g, monotonic_ns(), (uintptr_t)c,
-					 a->gact);
+	arb_source_closed(a, ARB_SRC_CONN(c), monotonic_ns());
 	if (was && !gp_policy_online_busy(&a->pol))
 		alog(a, "connection of pid %d closed: its busy ends",
-		     c->pid);
+		     client_pid(c));
 	arb_apply(d);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The daemon's arbiter (issue 10): classes from selectors, online work
- * signals (notify on the socket), the policy (user/arbiter/policy.h) and
+ * signals (notify on the socket), the policy (user/policy/policy.h) and
  * the KFD actions it decides, on warm sessions attached ahead of time.
  *
  * Offline KFD processes are found by a scan of /sys/class/kfd/kfd/proc

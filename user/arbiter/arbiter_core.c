@@ -112,5 +112,6 @@ bool arb_shows(struct arbiter *a, const struct client *c, int pid)
 {
 	const struct arb_proc *p = arb_find(a, pid);
 
-	return c->admin || (p && p->uid == c->uid && !peer_may_act(c, pid));
+	return client_admin(c) ||
+	       (p && p->uid == client_uid(c) && !peer_may_act(c, pid));
 }

@@ -70,27 +70,29 @@ static int room(struct arbiter *a, const struct client *c, int pid,
 		uid_t owner, struct gp_err *e)
 {
 	int mine = 0, others = 0;
+	bool admin = client_admin(c);
+	uid_t uid = client_uid(c);
 
 	for (int i = 0; i < a->parks->n; i++) {
-		mine += !a->parks->p[i].admin && a->parks->p[i].uid == c->uid;
+		mine += !a->parks->p[i].admin && a->parks->p[i].uid == uid;
 		others += !a->parks->p[i].admin;
 	}
 	if (a->parks->n == ARB_PARK_MAX ||
-	    (!c->admin && (mine >= ARB_PARK_PER_UID ||
+	    (!admin && (mine >= ARB_PARK_PER_UID ||
 			   others >= ARB_PARK_MAX - ARB_PARK_ADMIN))) {
-		dlimit(GP_LIMIT_PARKED, "request of pid %d uid %u for pid %d "
-		       "refused: %d requests wait for a description", c->pid,
-		       c->uid, pid, c->admin ? a->parks->n : mine);
+		alimit(ARB_LIMIT_PARKED, "request of pid %d uid %u for pid %d "
+		       "refused: %d requests wait for a description",
+		       client_pid(c), uid, pid, admin ? a->parks->n : mine);
 		return gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d: %s requests "
 				  "wait while their processes are read: try "
-				  "again in %llu s", pid, c->admin ? "too many" :
+				  "again in %llu s", pid, admin ? "too many" :
 				  "this user's", (unsigned long long)
 				  (ARB_DESC_DEADLINE_NS / NSEC_PER_SEC));
 	}
 	if (arb_stuck_room(a, owner)) {
-		dlimit(GP_LIMIT_PARKED, "request of pid %d uid %u for pid %d "
-		       "refused: uid %u's /proc reads are stuck", c->pid,
-		       c->uid, pid, owner);
+		alimit(ARB_LIMIT_PARKED, "request of pid %d uid %u for pid %d "
+		       "refused: uid %u's /proc reads are stuck",
+		       client_pid(c), uid, pid, owner);
 		return gp_err_set(e, GP_EXIT_TARGET, EAGAIN, "pid %d: processes "
 				  "of uid %u already have /proc files that do "
 				  "not answer (their memory lock held?): not "
@@ -132,8 +134,8 @@ void arb_defer(struct daemon *d, struct client *c, const struct arb_req *q,
 	p->done = done;
 	p->pid = pid;
 	p->owner = owner;
-	p->uid = c->uid;
-	p->admin = c->admin;
+	p->uid = client_uid(c);
+	p->admin = client_admin(c);
 	a->parks->n++;
 	client_defer(c);
 	return;
@@ -155,8 +157,8 @@ static void finish(struct daemon *d, struct park *p)
 	} else {
 		arb_stuck_add(a, p->pid, p->owner, "a request");
 		arb_stuck_err(&e, p->pid);
-		alog(a, "refused a request of pid %d uid %u: %s", p->c->pid,
-		     p->c->uid, e.msg);
+		alog(a, "refused a request of pid %d uid %u: %s",
+		     client_pid(p->c), client_uid(p->c), e.msg);
 		reply_err(p->c, &e);
 	}
 	gp_offjob_put(p->job);	/* a late one: its thread frees it */
@@ -218,7 +220,7 @@ void arb_defer_stop(struct arbiter *a)
 	for (int i = 0; ps && i < ps->n; i++) {
 		gp_offjob_put(ps->p[i].job);
 		reply_err(ps->p[i].c, &e);
-		ps->p[i].c->deferred = false;
+		client_defer_drop(ps->p[i].c);
 	}
 	free(ps);
 }

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "arbiter_int.h"
+#include "daemon_int.h"
 #include "hist.h"
 #include "util.h"
 

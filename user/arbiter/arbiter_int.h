@@ -3,16 +3,37 @@
 #ifndef GP_ARBITER_INT_H
 #define GP_ARBITER_INT_H
 
+#include "activity.h"
 #include "arbiter.h"
-#include "daemon_int.h"
+#include "daemon_host.h"
 #include "daemon_module.h"
+#include "err.h"
 #include "exitcodes.h"
+#include "kfd.h"
+#include "proc_desc.h"
 #include "qwatch.h"
+#include "source.h"
 
-/* The watcher's busy is a policy source of its own, one per pid. */
-#define ARB_SRC_QWATCH(pid) ((1ULL << 62) | (uint32_t)(pid))
-/* So is the launch detector's (notify's sources are client pointers). */
-#define ARB_SRC_LAUNCH(pid) ((1ULL << 63) | (uint32_t)(pid))
+/* Each detector's busy is a policy source of its own kind (source.h),
+ * fed as an activity record (activity.h, arb_feed): the watcher's and
+ * the launch detector's one per pid, notify's one per connection (its
+ * id below) or, scope=pid, per pid. What closes a source names it. */
+#define ARB_CONN_ID(c) ((uintptr_t)(c))
+#define ARB_SRC_CONN(c) gp_src(GP_SRC_CONN, ARB_CONN_ID(c))
+#define ARB_SRC_QWATCH(pid) gp_src(GP_SRC_QUEUES, (uint32_t)(pid))
+
+/* The arbiter's limit causes (daemon_host.h), named in its module table
+ * (arbiter_module.c): counted and logged by alimit(). */
+enum arb_limit {
+	ARB_LIMIT_PROCS,	/* the process table */
+	ARB_LIMIT_CLASSES,	/* run-time classes */
+	ARB_LIMIT_BUSY_EXPIRED,	/* a busy not renewed within its bound */
+	ARB_LIMIT_STUCK_UID,	/* stuck /proc readers of one uid */
+	ARB_LIMIT_STUCK,	/* stuck /proc readers, all uids */
+	ARB_LIMIT_PARKED,	/* requests waiting for a description */
+	ARB_LIMIT__N,
+};
+#define alimit(cause, ...) dlimit_mod(&arbiter_module, (cause), __VA_ARGS__)
 
 /* A process the arbiter knows: found by the KFD scan or named by a
  * busy/idle/classify request. */
@@ -90,8 +111,16 @@ static inline struct arbiter_opts *arb_opts(const struct daemon *d)
 }
 
 /* The module's verbs (arbiter_req.c) and fd callback (arbiter_queues.c). */
-void arbiter_verb(struct daemon *d, struct client *c, const char *line,
+void arbiter_busy(struct daemon *d, struct client *c, const char *line,
 		  size_t len);
+void arbiter_idle(struct daemon *d, struct client *c, const char *line,
+		  size_t len);
+void arbiter_classify(struct daemon *d, struct client *c, const char *line,
+		      size_t len);
+void arbiter_policy(struct daemon *d, struct client *c, const char *line,
+		    size_t len);
+void arbiter_watch(struct daemon *d, struct client *c, const char *line,
+		   size_t len);
 
 /* arbiter_core.c: the process table and the log. */
 #define ARB_LOG_PER_SEC 50
@@ -208,6 +237,14 @@ struct gp_qf_mqd;
 struct gp_offjob *arb_mqd_start(const struct arbiter_opts *o, uint64_t now);
 const struct gp_qf_mqd *arb_mqd_result(const struct gp_offjob *job);
 void arbq_event(struct daemon *d, const struct gp_event *e);
+
+/* arbiter_feed.c: one detector's edge (activity.h) into the policy: 0,
+ * or the node machine's refusal (-EALREADY: an idle with no busy open
+ * for its source; -ENOSPC: too many busy sources). */
+int arb_feed(struct arbiter *a, const struct gp_activity *r);
+/* Every busy of source src ends (its connection closed, its detector
+ * turned off), on both machines. */
+void arb_source_closed(struct arbiter *a, uint64_t src, uint64_t now);
 
 /* arbiter_gpus.c: the per-GPU policy in the daemon (a->g NULL only when
  * out of memory at a reload: nothing is decided until the next one). */

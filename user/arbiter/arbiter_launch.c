@@ -85,16 +85,8 @@ static void set_busy(struct daemon *d, struct arbl_proc *lp, bool busy,
 	if (lp->busy == busy)
 		return;
 	lp->busy = busy;
-	if (busy) {
-		a->trigger_ns = now;
-		gp_policy_busy(&a->pol, now, ARB_SRC_LAUNCH(lp->pid), lp->pid,
-			       &a->act);
-	} else {
-		gp_policy_idle(&a->pol, now, ARB_SRC_LAUNCH(lp->pid), lp->pid,
-			       &a->act);
-	}
-	if (a->g)	/* --scope gpu: the process's GPUs */
-		arbg_edge(a, ARB_SRC_LAUNCH(lp->pid), lp->pid, NULL, 0, busy);
+	arb_feed(a, &(struct gp_activity){ .pid = lp->pid, .busy = busy,
+		 .kind = GP_SRC_LAUNCH, .id = (uint32_t)lp->pid, .t_ns = now });
 	alog(a, "launches of pid %d: %s (%s)", lp->pid,
 	     busy ? "busy" : "idle", why);
 }

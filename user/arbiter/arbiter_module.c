@@ -13,12 +13,22 @@
 #include "daemon_module.h"
 
 static const struct gp_verb arbiter_verbs[] = {
-	{ "busy", GP_WHO_TENANT, arbiter_verb },
-	{ "idle", GP_WHO_TENANT, arbiter_verb },
-	{ "classify", GP_WHO_TENANT_OPT, arbiter_verb },
-	{ "policy", GP_WHO_TENANT, arbiter_verb },
-	{ "watch", GP_WHO_ADMIN, arbiter_verb },
+	{ "busy", GP_WHO_TENANT, arbiter_busy },
+	{ "idle", GP_WHO_TENANT, arbiter_idle },
+	{ "classify", GP_WHO_TENANT_OPT, arbiter_classify },
+	{ "policy", GP_WHO_TENANT, arbiter_policy },
+	{ "watch", GP_WHO_ADMIN, arbiter_watch },
 	{ NULL },
+};
+
+/* enum arb_limit's names: gpreempt_limit_hits_total{cause} */
+static const char *const arbiter_limits[ARB_LIMIT__N + 1] = {
+	[ARB_LIMIT_PROCS] = "arbiter_processes",
+	[ARB_LIMIT_CLASSES] = "classes",
+	[ARB_LIMIT_BUSY_EXPIRED] = "busy_expired",
+	[ARB_LIMIT_STUCK_UID] = "stuck_per_uid",
+	[ARB_LIMIT_STUCK] = "stuck",
+	[ARB_LIMIT_PARKED] = "parked_requests",
 };
 
 const struct gp_module arbiter_module = {
@@ -39,4 +49,5 @@ const struct gp_module arbiter_module = {
 	.hold_released = arbiter_hold_released,
 	.reload = arbiter_reload,
 	.metrics = arbiter_metrics,
+	.limits = arbiter_limits,
 };

@@ -138,11 +138,9 @@ void arbq_event(struct daemon *d, const struct gp_event *e)
 	}
 	if (ended) {
 		/* The watcher forgot the process while it was busy. */
-		gp_policy_idle(&a->pol, monotonic_ns(), ARB_SRC_QWATCH(e->pid),
-			       e->pid, &a->act);
-		if (a->g)
-			arbg_edge(a, ARB_SRC_QWATCH(e->pid), e->pid, NULL, 0,
-				  false);
+		arb_feed(a, &(struct gp_activity){ .pid = e->pid,
+			 .kind = GP_SRC_QUEUES, .id = (uint32_t)e->pid,
+			 .t_ns = monotonic_ns() });
 		arb_apply(d);
 	}
 }
@@ -193,7 +191,7 @@ void arbq_start(struct daemon *d)
 	if (!arbq_of(d))
 		return;
 	gp_qfeed_init(&q->f, &arb_of(d)->qw, arbq_online, d);
-	arbq_verbose = d->o->verbose;
+	arbq_verbose = daemon_verbose(d);
 	libbpf_set_print(arbq_libbpf_print);
 	if (gp_probe_open(&po, &q->probe, &err)) {
 		snprintf(q->off_why, sizeof(q->off_why), "%s",

@@ -59,7 +59,8 @@ static enum gp_pclass reclass(struct arbiter *a, const struct arb_proc *p,
 	return cls;
 }
 
-/* Ends the busy of every source but the queue watcher (notify off). */
+/* Ends the busy of notify's sources (notify off): the queue watcher's
+ * and the launch detector's stay. */
 static void end_notify(struct daemon *d)
 {
 	struct arbiter *a = arb_of(d);
@@ -67,15 +68,10 @@ static void end_notify(struct daemon *d)
 	int i, n = 0;
 
 	for (i = 0; i < a->pol.n_busy; i++)
-		if (!(a->pol.busy[i].src & (1ULL << 62)))
+		if (gp_src_is_notify(a->pol.busy[i].src))
 			src[n++] = a->pol.busy[i].src;
-	for (i = 0; i < n; i++) {
-		gp_policy_source_closed(&a->pol, monotonic_ns(), src[i],
-					&a->act);
-		if (a->g)
-			gp_gpolicy_source_closed(a->g, monotonic_ns(), src[i],
-						 a->gact);
-	}
+	for (i = 0; i < n; i++)
+		arb_source_closed(a, src[i], monotonic_ns());
 	if (n)
 		alog(a, "notify is off: %d busy source%s ended", n,
 		     n == 1 ? "" : "s");
@@ -87,15 +83,9 @@ static void end_queues(struct daemon *d)
 	struct arbiter *a = arb_of(d);
 	int i;
 
-	for (i = 0; i < a->qw.n; i++) {
-		gp_policy_source_closed(&a->pol, monotonic_ns(),
-					ARB_SRC_QWATCH(a->qw.p[i].pid),
-					&a->act);
-		if (a->g)
-			gp_gpolicy_source_closed(a->g, monotonic_ns(),
-						 ARB_SRC_QWATCH(a->qw.p[i].pid),
-						 a->gact);
-	}
+	for (i = 0; i < a->qw.n; i++)
+		arb_source_closed(a, ARB_SRC_QWATCH(a->qw.p[i].pid),
+				  monotonic_ns());
 	if (a->qw.n)
 		alog(a, "queue detection is off: %d process%s no longer "
 		     "watched", a->qw.n, a->qw.n == 1 ? "" : "es");
@@ -120,8 +110,8 @@ static void rearm_holds(struct daemon *d)
 
 	for (i = 0; a->g && i < a->g->nproc; i++)
 		if (arbg_held(&a->g->proc[i]) &&
-		    (t = target_find(d, a->g->proc[i].pid)) && t->held_since)
-			t->deadline = t->held_since + d->max_hold_ns;
+		    (t = target_find(d, a->g->proc[i].pid)))
+			hold_rebound(d, t);
 }
 
 static int held_count(const struct arbiter *a)
@@ -190,7 +180,7 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	arb_warn_spoofable(a);
 
 	a->cfg = n->pol;
-	a->cfg.max_hold_ns = d->max_hold_ns;
+	a->cfg.max_hold_ns = daemon_max_hold_ns(d);
 	gp_policy_reconfigure(&a->pol, monotonic_ns(), &a->cfg, &a->act);
 	if (rescope && arbg_start(a))
 		dlog_at(LOG_ERR, "reload: no memory for the per-GPU policy: "

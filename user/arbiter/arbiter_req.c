@@ -18,11 +18,12 @@
 static int may_name(const struct client *c, int pid, uid_t uid,
 		    const char *what, struct gp_err *e)
 {
-	if (c->admin || (c->uid == uid && !peer_may_act(c, pid)))
+	if (client_admin(c) ||
+	    (client_uid(c) == uid && !peer_may_act(c, pid)))
 		return 0;
 	return gp_err_set(e, GP_EXIT_PRIV, EPERM, "uid %u may not %s pid %d "
-			  "(uid %u): only root or the process's owner", c->uid,
-			  what, pid, uid);
+			  "(uid %u): only root or the process's owner",
+			  client_uid(c), what, pid, uid);
 }
 
 /* A pid whose /proc files hung is not read again on the loop. */
@@ -63,11 +64,11 @@ static bool park(struct daemon *d, struct client *c, const struct arb_req *q,
 		return false;
 	if (arb_stuck_owner(arb_of(d), pid, &owner))
 		gp_err_set(&e, GP_EXIT_TARGET, ESRCH, "no process %d", pid);
-	else if (!c->admin)
+	else if (!client_admin(c))
 		may_name(c, pid, owner, what, &e);
 	if (e.exit) {
 		alog(arb_of(d), "refused %s from pid %d uid %u: %s", what,
-		     c->pid, c->uid, e.msg);
+		     client_pid(c), client_uid(c), e.msg);
 		reply_err(c, &e);
 		return true;
 	}
@@ -111,7 +112,7 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 			cls = GP_CLASS_ONLINE;
 		p = arb_add(a, ds->pd, cls);
 		if (!p) {
-			dlimit(GP_LIMIT_ARB_PROCS, "busy/idle for pid %d of "
+			alimit(ARB_LIMIT_PROCS, "busy/idle for pid %d of "
 			       "uid %u refused", pid, ds->pd->uid);
 			gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows "
 				   "%d processes already", ARB_MAX_PROCS);
@@ -141,13 +142,14 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 			 const struct arb_req *q, const struct desc *ds)
 {
 	struct arbiter *a = arb_of(d);
-	int pid = q->pid ? q->pid : c->pid;
-	uint64_t src = q->pid_scope ? (1ULL << 63) | (uint32_t)pid :
-				      (uintptr_t)c;
+	int pid = q->pid ? q->pid : client_pid(c);
 	bool busy = q->verb == ARB_BUSY, was;
+	struct gp_activity act = { .pid = pid, .gpus = q->gpus,
+		.ngpus = q->ngpus, .busy = busy,
+		.kind = q->pid_scope ? GP_SRC_PID : GP_SRC_CONN,
+		.id = q->pid_scope ? (uint32_t)pid : ARB_CONN_ID(c) };
 	struct gp_err e = {};
 	struct arb_proc *p;
-	uint64_t now;
 	int r;
 
 	if (!a->o->detect_notify) {
@@ -160,18 +162,9 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 	p = online_of(d, c, pid, ds, &e);
 	if (!p)
 		goto err;
-	now = monotonic_ns();
+	act.t_ns = monotonic_ns();
 	was = gp_policy_online_busy(&a->pol);
-	if (busy) {
-		a->trigger_ns = now;
-		r = gp_policy_busy(&a->pol, now, src, pid, &a->act);
-	} else {
-		r = gp_policy_idle(&a->pol, now, src, pid, &a->act);
-	}
-	/* The node machine owns the sources (and says EALREADY); the
-	 * per-GPU one decides, on the GPUs named or pid's. */
-	if (a->g && !r)
-		arbg_edge(a, src, pid, q->gpus, q->ngpus, busy);
+	r = arb_feed(a, &act);
 	if (r == -EALREADY) {
 		gp_err_set(&e, GP_EXIT_USAGE, EALREADY, "no busy open for pid "
 			   "%d %s: nothing to end", pid, q->pid_scope ?
@@ -181,16 +174,16 @@ static void do_busy_idle(struct daemon *d, struct client *c,
 		gp_err_set(&e, GP_EXIT_BUSY, -r, "too many busy sources");
 		goto err;
 	}
-	if (was != gp_policy_online_busy(&a->pol) || d->o->verbose)
+	if (was != gp_policy_online_busy(&a->pol) || daemon_verbose(d))
 		alog(a, "%s from pid %d for pid %d (%s)",
-		     busy ? "busy" : "idle", c->pid, pid, p->comm);
+		     busy ? "busy" : "idle", client_pid(c), pid, p->comm);
 	/* Reply after the ioctls: "ok" to busy means offline is suspended. */
 	arb_apply(d);
 	reply_ok(c);
 	return;
 err:
 	alog(a, "refused %s from pid %d uid %u: %s", busy ? "busy" :
-	     "idle", c->pid, c->uid, e.msg);
+	     "idle", client_pid(c), client_uid(c), e.msg);
 	reply_err(c, &e);
 }
 
@@ -218,14 +211,14 @@ static void do_classify(struct daemon *d, struct client *c,
 	if (p)
 		p->desc = *pd;	/* what a reload classifies again */
 	if (!p && !(p = arb_add(a, pd, GP_CLASS_NONE))) {
-		dlimit(GP_LIMIT_ARB_PROCS, "classify of pid %d refused", q->pid);
+		alimit(ARB_LIMIT_PROCS, "classify of pid %d refused", q->pid);
 		gp_err_set(&e, GP_EXIT_BUSY, ENOSPC, "the arbiter knows %d "
 			   "processes already", ARB_MAX_PROCS);
 		goto err;
 	}
-	r = gp_classifier_set(&a->cls, pd, q->cls, !c->admin);
+	r = gp_classifier_set(&a->cls, pd, q->cls, !client_admin(c));
 	if (r) {
-		dlimit(GP_LIMIT_CLASSES, "classify of pid %d uid %u refused",
+		alimit(ARB_LIMIT_CLASSES, "classify of pid %d uid %u refused",
 		       q->pid, pd->uid);
 		gp_err_set(&e, GP_EXIT_BUSY, -r, r == -EDQUOT ? "uid %u's "
 			   "processes have %d run-time classes already, the "
@@ -236,7 +229,7 @@ static void do_classify(struct daemon *d, struct client *c,
 		goto err;
 	}
 	alog(a, "pid %d (%s) classified %s by pid %d uid %u", q->pid,
-	     pd->comm, gp_pclass_name(q->cls), c->pid, c->uid);
+	     pd->comm, gp_pclass_name(q->cls), client_pid(c), client_uid(c));
 	/* As a reload would: leaving offline also ends the arbiter's
 	 * session, leaving online its watched queues. */
 	if (!arb_set_class(d, p, q->cls, false, "classified") &&
@@ -265,7 +258,7 @@ static void do_watch(struct daemon *d, struct client *c,
 		goto err;
 	}
 	/* Reading another process's memory: root only. */
-	if (!c->admin) {
+	if (!client_admin(c)) {
 		gp_err_set(&e, GP_EXIT_PRIV, EPERM, "watch is for root: it "
 			   "reads pid %d's memory", q->pid);
 		goto err;
@@ -294,7 +287,8 @@ static void do_watch(struct daemon *d, struct client *c,
 	reply_ok(c);
 	return;
 err:
-	alog(a, "refused watch from pid %d uid %u: %s", c->pid, c->uid, e.msg);
+	alog(a, "refused watch from pid %d uid %u: %s", client_pid(c),
+	     client_uid(c), e.msg);
 	reply_err(c, &e);
 }
 
@@ -415,7 +409,7 @@ static void do_policy(struct daemon *d, struct client *c)
 			reply_linef(c, "unwatched pid=%d reason=\"%s\"\n",
 				    a->qw.unw[i].pid, a->qw.unw[i].why);
 	for (i = 0; i < a->n_stuck; i++)	/* known to no tenant: admins */
-		if (c->admin)
+		if (client_admin(c))
 			reply_linef(c, "unclassified pid=%d reason=\"/proc "
 				    "read stuck\"\n", a->stuck[i].pid);
 	arbq_policy(d, c);
@@ -426,29 +420,36 @@ static void do_policy(struct daemon *d, struct client *c)
 	reply_ok(c);
 }
 
-static void dispatch(struct daemon *d, struct client *c,
-		     const struct arb_req *q, const struct desc *ds)
+static void do_policy_req(struct daemon *d, struct client *c,
+			  const struct arb_req *q, const struct desc *ds)
 {
-	if (q->verb == ARB_BUSY || q->verb == ARB_IDLE)
-		do_busy_idle(d, c, q, ds);
-	else if (q->verb == ARB_CLASSIFY)
-		do_classify(d, c, q, ds);
-	else if (q->verb == ARB_WATCH)
-		do_watch(d, c, q, ds);
-	else
-		do_policy(d, c);
+	do_policy(d, c);
 }
 
-/* Every verb of the module (arbiter_module.c): the line's own parser
- * tells them apart. */
-void arbiter_verb(struct daemon *d, struct client *c, const char *l,
-		  size_t len)
+/* Each verb's handler, by the verb a (parked) request carries. */
+typedef void arb_do_fn(struct daemon *d, struct client *c,
+		       const struct arb_req *q, const struct desc *ds);
+static arb_do_fn *const handlers[] = {
+	[ARB_BUSY] = do_busy_idle,
+	[ARB_IDLE] = do_busy_idle,
+	[ARB_CLASSIFY] = do_classify,
+	[ARB_POLICY] = do_policy_req,
+	[ARB_WATCH] = do_watch,
+};
+
+/* The daemon picked verb v by the line's first word (the module table,
+ * arbiter_module.c): its words after it are parsed, and v's handler
+ * runs. */
+static void serve(struct daemon *d, struct client *c, enum arb_verb v,
+		  const char *l, size_t len)
 {
 	struct arb_req q;
 	struct gp_err e = {};
-	int r = arb_parse_request(l, len, &q, &e);
+	size_t vl = 0;
 
-	if (r <= 0) {	/* 0 cannot be: the daemon matched the verb */
+	while (vl < len && l[vl] != ' ' && l[vl] != '\n')
+		vl++;
+	if (arb_parse_args(v, l + vl, len - vl, &q, &e) < 0) {
 		reply_err(c, &e);
 		return;
 	}
@@ -459,7 +460,37 @@ void arbiter_verb(struct daemon *d, struct client *c, const char *l,
 		reply_err(c, &e);
 		return;
 	}
-	dispatch(d, c, &q, NULL);
+	handlers[v](d, c, &q, NULL);
+}
+
+void arbiter_busy(struct daemon *d, struct client *c, const char *l,
+		  size_t len)
+{
+	serve(d, c, ARB_BUSY, l, len);
+}
+
+void arbiter_idle(struct daemon *d, struct client *c, const char *l,
+		  size_t len)
+{
+	serve(d, c, ARB_IDLE, l, len);
+}
+
+void arbiter_classify(struct daemon *d, struct client *c, const char *l,
+		      size_t len)
+{
+	serve(d, c, ARB_CLASSIFY, l, len);
+}
+
+void arbiter_policy(struct daemon *d, struct client *c, const char *l,
+		    size_t len)
+{
+	serve(d, c, ARB_POLICY, l, len);
+}
+
+void arbiter_watch(struct daemon *d, struct client *c, const char *l,
+		   size_t len)
+{
+	serve(d, c, ARB_WATCH, l, len);
 }
 
 /* A parked request's pid described (arbiter_defer.c). */
@@ -469,5 +500,5 @@ static void described(struct daemon *d, struct client *c,
 {
 	const struct desc ds = { err, pd };
 
-	dispatch(d, c, q, &ds);
+	handlers[q->verb](d, c, q, &ds);
 }

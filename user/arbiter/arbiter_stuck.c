@@ -78,7 +78,7 @@ int arb_stuck_add(struct arbiter *a, int pid, uid_t uid, const char *via)
 		return 0;
 	r = arb_stuck_room(a, uid);
 	if (r) {
-		dlimit(r == -EDQUOT ? GP_LIMIT_STUCK_UID : GP_LIMIT_STUCK,
+		alimit(r == -EDQUOT ? ARB_LIMIT_STUCK_UID : ARB_LIMIT_STUCK,
 		       "pid %d of uid %u: its /proc files do not answer (%s); "
 		       "not remembered: %s", pid, uid, via, r == -EDQUOT ?
 		       "the uid has its share of stuck processes, none of its "

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The arbiter's Prometheus families (metrics.h), rendered at scrape time
- * from the policy's own state (user/arbiter/policy.h): one home for the
+ * The arbiter's Prometheus families (prom.h), rendered at scrape time
+ * from the policy's own state (user/policy/policy.h): one home for the
  * counts, which `gpreempt-ctl policy` shows too. Pure: no I/O, no clock.
  */
 #include <stdio.h>
 
 #include "metrics_policy.h"
+#include "prom.h"
 
 #define NS_PER_S 1e9
-/* The policy's histograms are log2 in ns (slot k: [2^k, 2^(k+1)) ns,
- * slot 0 also 0). Below 1.024 us is one bucket; the last slot, +Inf. */
-#define FIRST_SLOT 9
 
 static void counter(struct prom_buf *b, const char *name, const char *help,
 		    uint64_t v)
@@ -25,26 +23,6 @@ static void gauge(struct prom_buf *b, const char *name, const char *help,
 {
 	prom_family(b, name, "gauge", help);
 	prom_sample(b, name, NULL, v);
-}
-
-/* A gp_hist as a classic histogram, bounds 2^(k+1) ns in seconds. */
-void metrics_render_log2(struct prom_buf *b, const char *name,
-			 const char *help, const struct gp_hist *h)
-{
-	enum { N = GP_MAX_SLOTS - 1 - FIRST_SLOT };
-	double bounds[N];
-	uint64_t counts[N + 1] = {0};
-	int k;
-
-	for (k = 0; k < N; k++)
-		bounds[k] = (double)(1ULL << (FIRST_SLOT + 1 + k)) / NS_PER_S;
-	for (k = 0; k <= FIRST_SLOT; k++)
-		counts[0] += h->slots[k];
-	for (k = FIRST_SLOT + 1; k < GP_MAX_SLOTS - 1; k++)
-		counts[k - FIRST_SLOT] = h->slots[k];
-	counts[N] = h->slots[GP_MAX_SLOTS - 1];
-	prom_family(b, name, "histogram", help);
-	prom_histogram(b, name, NULL, bounds, counts, N, h->sum_ns / NS_PER_S);
 }
 
 static void per_offline(struct prom_buf *b, const struct gp_policy *p,

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "metrics.h"
+#include "prom.h"
 #include "policy.h"
 
 /* The comm of an offline pid, for its labels ("" if unknown). */

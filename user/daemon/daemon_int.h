@@ -13,6 +13,7 @@
 #include <syslog.h>
 
 #include "daemon.h"
+#include "daemon_host.h"
 #include "kfd.h"
 #include "metrics_http.h"
 #include "proto.h"
@@ -92,16 +93,10 @@ struct daemon {
 };
 
 /*
- * daemon_log.c: one timestamped line on stderr, never blocking (bounded
- * buffer, lines dropped and counted when stderr is not read).
- * dlog_open() once at start; the loop polls dlog_fd() (-1 when nothing
- * waits) for POLLOUT and calls dlog_flush(). dlog() is LOG_INFO; dlog_at()
- * takes a syslog priority (LOG_ERR, LOG_WARNING, ... from <syslog.h>),
- * which the journal keeps when stderr is the journal.
+ * daemon_log.c (dlog and dlog_at: daemon_host.h): dlog_open() once at
+ * start; the loop polls dlog_fd() (-1 when nothing waits) for POLLOUT and
+ * calls dlog_flush().
  */
-void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void dlog_at(int prio, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /* "<3>" etc. when stderr is the journal, else "": for other stderr lines. */
 const char *dlog_prefix(int prio);
 int dlog_open(void);
@@ -118,31 +113,28 @@ void daemon_reload(struct daemon *d);
 void daemon_metrics_start(void);
 void dm_request(int verb);
 void dm_error(int exit_code);
-void dm_suspend(pid_t pid, uint64_t ioctl_ns, uint64_t since_request_ns);
-void dm_resume(pid_t pid, uint64_t ioctl_ns, bool watchdog);
 void dm_gone(pid_t pid);
 void dm_clients_rejected(void);
 void daemon_metrics_render(void *ctx, struct prom_buf *b);
 
 /* daemon_limits.c: a full table or slot, counted by cause and logged
- * (rate-limited). */
+ * (rate-limited). The daemon's own causes; a module registers its own
+ * (daemon_host.h, dlimit_mod). */
 enum gp_limit {
 	GP_LIMIT_CLIENTS,	/* the connection table */
 	GP_LIMIT_CLIENTS_UID,	/* connections of one tenant uid */
 	GP_LIMIT_EVICTED,	/* an idle connection closed for an admin */
-	GP_LIMIT_ARB_PROCS,	/* the arbiter's process table */
-	GP_LIMIT_CLASSES,	/* run-time classes */
 	GP_LIMIT_SESSIONS,	/* the daemon's sessions */
 	GP_LIMIT_HOLDS_UID,	/* sessions of one tenant uid */
-	GP_LIMIT_BUSY_EXPIRED,	/* a busy not renewed within its bound */
-	GP_LIMIT_STUCK_UID,	/* stuck /proc readers of one uid */
-	GP_LIMIT_STUCK,		/* stuck /proc readers, all uids */
-	GP_LIMIT_PARKED,	/* requests waiting for a description */
 	GP_LIMIT__N,
 };
 void dlimit(enum gp_limit cause, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 uint64_t dlimit_hits(enum gp_limit cause);
+/* A module's causes (its gp_module.limits), counted from its
+ * registration (daemon_module_add): 0, -ENOSPC or -E2BIG (more than
+ * DAEMON_MAX_MOD_LIMITS). */
+int dlimit_add_module(const struct gp_module *m);
 void dlimit_render(struct prom_buf *b);
 
 /* daemon_peer.c: who a peer is (the trust model). c->tenant_sock is set
@@ -150,9 +142,6 @@ void dlimit_render(struct prom_buf *b);
 struct ucred;
 void peer_identify(const struct daemon *d, int fd, const struct ucred *uc,
 		   struct client *c);
-/* May tenant c act on pid, given its namespace? 0 or -EPERM (uids are
- * the caller's check). */
-int peer_may_act(const struct client *c, pid_t pid);
 /* Room for c in the connection table: 0, or -1 with e (logged). At 0,
  * *evict is the index of an idle connection to close first (an admin in
  * a full table), d->n_c for none. */
@@ -211,23 +200,7 @@ void client_event(struct daemon *d, uint32_t i, short revents);
 /* Close connections that made no progress for idle_ns. */
 void clients_expire(struct daemon *d, uint64_t now);
 
-/* daemon_reply.c: queue reply lines; a client past its limit is closed. */
-void reply_line(struct client *c, const char *buf, int n);
-/* A formatted info line (up to PROTO_MAX_LINE; longer closes c). */
-void reply_linef(struct client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void reply_err(struct client *c, const struct gp_err *e);
-void reply_ok(struct client *c);
-/*
- * A module answers c later (its reply needs work off the loop, with a
- * deadline): client_defer() from the verb's handler, which then replies
- * nothing; client_undefer() once the reply is queued. Meanwhile c's
- * further request lines wait in its buffer (answers stay in order), the
- * idle timeout and an admin's eviction pass it by; undefer serves the
- * lines that came.
- */
-void client_defer(struct client *c);
-void client_undefer(struct daemon *d, struct client *c);
+/* daemon_reply.c: replies and deferral (daemon_host.h). */
 
 /* daemon_req.c: one request line of c. */
 void daemon_request(struct daemon *d, struct client *c, const char *line,
@@ -240,17 +213,9 @@ void daemon_request(struct daemon *d, struct client *c, const char *line,
 int daemon_waiting(struct daemon *d, uint64_t now);
 
 /* daemon_targets.c */
-/* The held target of pid (a detaching one is not held). */
-struct target *target_find(struct daemon *d, pid_t pid);
-/* The warm session of pid, attaching on first use; NULL with e. */
-struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
-			  bool tenant, struct gp_err *e);
-/* Release t; it leaves the table now or once its detach is done. */
-void target_drop(struct daemon *d, struct target *t);
+/* target_find, target_get, target_drop, hold_start, hold_end:
+ * daemon_host.h. */
 void target_info(const struct target *t, struct proto_session *ps);
-/* After a suspend (for_ns: 0 or the requested hold) or a resume. */
-void hold_start(struct daemon *d, struct target *t, uint64_t for_ns);
-void hold_end(struct target *t);
 /*
  * Resume everything t holds (watchdog, detach, shutdown); why: for the
  * log. 0, or -1 when queues stay suspended: the hold goes on with a

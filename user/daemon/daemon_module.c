@@ -23,12 +23,16 @@ static struct argp_child children[DAEMON_MAX_MODULES + 1];
 int daemon_module_add(const struct gp_module *m)
 {
 	unsigned int i;
+	int r;
 
 	for (i = 0; i < n_mods; i++)
 		if (mods[i] == m)
 			return 0;
 	if (n_mods == DAEMON_MAX_MODULES)
 		return -ENOSPC;
+	r = dlimit_add_module(m);
+	if (r)
+		return r;
 	mods[n_mods++] = m;
 	return 0;
 }

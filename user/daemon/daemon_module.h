@@ -22,7 +22,7 @@
  * thread and must not block; NULL callbacks are skipped):
  *   verbs          a request whose first word is a verb's name goes to its
  *                  handler, before proto.h's verbs; the handler replies
- *                  (reply_linef/reply_ok/reply_err, daemon_int.h). `who`
+ *                  (reply_linef/reply_ok/reply_err, daemon_host.h). `who`
  *                  says who may call it: GP_WHO_ADMIN is the node's root
  *                  (client.admin, daemon_peer.c), and the daemon refuses
  *                  others before the handler runs;
@@ -61,8 +61,12 @@
  *                  configuration whole), then hands each module its new
  *                  block to apply without dropping a hold.
  *   metrics        its Prometheus families, rendered into b at a scrape.
- * Holds, replies and logging are calls down into the daemon
- * (daemon_int.h: target_get, hold_start, reply_linef, dlog).
+ *   limits         the names of its limit causes (NULL-ended), counted in
+ *                  gpreempt_limit_hits_total{cause} beside the daemon's
+ *                  own: dlimit_mod(m, i, ...) counts and logs the i-th.
+ * Holds, replies, logging and limits are calls down into the daemon
+ * (daemon_host.h: target_get, hold_start, reply_linef, dlog, dlimit_mod);
+ * a module never includes daemon_int.h.
  */
 #ifndef GP_DAEMON_MODULE_H
 #define GP_DAEMON_MODULE_H
@@ -116,9 +120,11 @@ struct gp_module {
 	void (*hold_released)(struct daemon *d, int pid, enum gp_who who);
 	void (*reload)(struct daemon *d, const void *new_opts);
 	void (*metrics)(const struct daemon *d, struct prom_buf *b);
+	const char *const *limits;
 };
 
-/* Register m for the daemons this process runs. 0, or -ENOSPC. */
+/* Register m for the daemons this process runs. 0, or -ENOSPC (no
+ * room), -E2BIG (more limits than DAEMON_MAX_MOD_LIMITS). */
 int daemon_module_add(const struct gp_module *m);
 
 /* m's running options block (NULL when parsed without m) and its own

@@ -49,7 +49,7 @@ int privs_disabled(const struct privs *p,
 	if (tracer && !p->realtime)
 		snprintf(out[n++], PRIVS_LINE, "privileges: realtime wakeups "
 			 "off: not SCHED_FIFO/SCHED_RR, queue events reach the "
-			 "arbiter in ~1 ms at p99, not ~0.2 ms (drop-in "
+			 "daemon's loop in ~1 ms at p99, not ~0.2 ms (drop-in "
 			 "realtime.conf)");
 	return n;
 }

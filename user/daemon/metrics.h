@@ -100,8 +100,4 @@ void metrics_on_gone(struct gp_metrics *m, pid_t pid, uint64_t now);
 void metrics_render(const struct gp_metrics *m, uint64_t now,
 		    struct prom_buf *b);
 
-/* A log2-ns histogram (hist.h's gp_hist) as a classic one in seconds. */
-void metrics_render_log2(struct prom_buf *b, const char *name,
-			 const char *help, const struct gp_hist *h);
-
 #endif

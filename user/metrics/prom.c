@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "prom.h"
 #include "text.h"
 
@@ -191,4 +192,28 @@ void prom_free(struct prom_buf *b)
 {
 	free(b->p);
 	*b = (struct prom_buf){0};
+}
+
+/* gp_hist's slots are log2 in ns (slot k: [2^k, 2^(k+1)) ns, slot 0
+ * also 0). Below 1.024 us is one bucket; the last slot, +Inf. */
+#define LOG2_FIRST_SLOT 9
+
+/* A gp_hist as a classic histogram, bounds 2^(k+1) ns in seconds. */
+void metrics_render_log2(struct prom_buf *b, const char *name,
+			 const char *help, const struct gp_hist *h)
+{
+	enum { N = GP_MAX_SLOTS - 1 - LOG2_FIRST_SLOT };
+	double bounds[N];
+	uint64_t counts[N + 1] = {0};
+	int k;
+
+	for (k = 0; k < N; k++)
+		bounds[k] = (double)(1ULL << (LOG2_FIRST_SLOT + 1 + k)) / 1e9;
+	for (k = 0; k <= LOG2_FIRST_SLOT; k++)
+		counts[0] += h->slots[k];
+	for (k = LOG2_FIRST_SLOT + 1; k < GP_MAX_SLOTS - 1; k++)
+		counts[k - LOG2_FIRST_SLOT] = h->slots[k];
+	counts[N] = h->slots[GP_MAX_SLOTS - 1];
+	prom_family(b, name, "histogram", help);
+	prom_histogram(b, name, NULL, bounds, counts, N, h->sum_ns / 1e9);
 }

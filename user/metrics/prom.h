@@ -51,4 +51,9 @@ void prom_histogram(struct prom_buf *b, const char *name, const char *labels,
 		    double sum);
 void prom_free(struct prom_buf *b);
 
+/* A log2-ns histogram (hist.h's gp_hist) as a classic one in seconds. */
+struct gp_hist;
+void metrics_render_log2(struct prom_buf *b, const char *name,
+			 const char *help, const struct gp_hist *h);
+
 #endif

@@ -101,11 +101,4 @@ int gp_classify(const struct gp_classifier *c, const struct gp_proc_desc *d,
 const char *gp_pclass_name(enum gp_pclass c);
 int gp_pclass_parse(const char *s, enum gp_pclass *c);
 
-/*
- * Reads /proc/PID (under root, normally "/proc") into d. 0 or -errno
- * (-ESRCH when the process is gone). To move to core/procfs once it
- * exists (issue 9).
- */
-int gp_proc_describe(const char *root, int pid, struct gp_proc_desc *d);
-
 #endif

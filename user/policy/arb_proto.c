@@ -76,9 +76,7 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 {
 	static const char *const verbs[] = { NULL, "busy", "idle", "classify",
 					     "policy", "watch" };
-	bool have_pid = false, have_scope = false, have_class = false;
-	bool have_q = false, have_w = false, have_r = false, have_g = false;
-	const char *p = line, *end = line + len, *w;
+	const char *end = line + len;
 	size_t vl;
 	int v;
 
@@ -91,8 +89,21 @@ int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 			break;
 	if (v > ARB_WATCH)
 		return 0;
+	return arb_parse_args(v, line + vl, len - vl, q, e);
+}
+
+int arb_parse_args(enum arb_verb v, const char *args, size_t len,
+		   struct arb_req *q, struct gp_err *e)
+{
+	bool have_pid = false, have_scope = false, have_class = false;
+	bool have_q = false, have_w = false, have_r = false, have_g = false;
+	const char *p, *end = args + len, *w;
+
+	if (len && args[len - 1] == '\n')
+		end--;
+	memset(q, 0, sizeof(*q));
 	q->verb = v;
-	for (p = line + vl; p < end;) {
+	for (p = args; p < end;) {
 		const char *eq;
 		size_t wl;
 

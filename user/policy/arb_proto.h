@@ -74,6 +74,13 @@ struct arb_req {
  */
 int arb_parse_request(const char *line, size_t len, struct arb_req *q,
 		      struct gp_err *e);
+/*
+ * The words after verb v (args[0..len): "" or " KEY=VALUE..." with an
+ * optional '\n'), for a caller that knows the verb (a handler the
+ * daemon picked by it): 1 and *q, or -1 with e.
+ */
+int arb_parse_args(enum arb_verb v, const char *args, size_t len,
+		   struct arb_req *q, struct gp_err *e);
 /* "ID[,ID...]" (s[0..n)): distinct non-zero u32 gpu_ids, at most
  * ARB_MAX_REQ_GPUS, appended to q->gpus. 0, or -1 malformed. */
 int arb_parse_gpus(const char *s, size_t n, struct arb_req *q);
