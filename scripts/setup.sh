@@ -34,7 +34,8 @@ BPO=/etc/apt/sources.list.d/gpreempt-bookworm-backports.sources
 # k8s.bats): dpkg-dev, debhelper, lintian, help2man, man-db, systemd
 # (systemd-analyze), prometheus (promtool and a real scraper), yamllint
 # and python3-kubernetes (the DaemonSet's schema check); protobuf-compiler
-# (protoc --decode of the tracer's Perfetto trace, tests/bats/perfetto.bats)
+# and python3-protobuf (protoc --decode and a python3 decoder of the
+# tracer's Perfetto trace, tests/bats/perfetto.bats)
 # and python3-matplotlib (the dashboard's picture, tests/bats/dashboard.bats).
 # libelf stays at bookworm's 0.188: backports' 0.192 libelf.a does not
 # link statically (it needs eu_search_tree_* from no static library).
@@ -49,7 +50,7 @@ PKGS_DEMO="make gcc clang llvm zlib1g-dev libzstd-dev jq
 PKGS_TEST="bats curl libclang-rt-14-dev bpftrace
       dpkg-dev debhelper fakeroot lintian help2man man-db systemd
       prometheus yamllint python3-kubernetes protobuf-compiler
-      python3-matplotlib"
+      python3-protobuf python3-matplotlib"
 PKGS=$PKGS_DEMO
 [ "$mode" = demo ] || PKGS="$PKGS $PKGS_TEST"
 if [ -n "$list" ]; then
