@@ -13,7 +13,8 @@ tests/perfetto/perfetto_subset.proto (perfetto_subset_pb2 from protoc
     go back on a track, and nothing is left open at the end;
   - a "SUSPEND_QUEUES"/"RESUME_QUEUES" slice carries queues_asked,
     queues_done and result; a "suspended" slice opens where a suspend
-    slice ends, and a RESUME_QUEUES that ends it is nested inside it.
+    slice ends (or at the trace's start: a queue suspended before it),
+    and a RESUME_QUEUES that ends it is nested inside it.
 
   check_trace.py TRACE [--golden]   (--golden: also the scripted run's
                                      exact tracks and values, test_pftrace)
@@ -103,7 +104,8 @@ def main(path, golden):
                 if k not in ann:
                     fail(f"{name} at {b}: no {k}")
         if name == "suspended":
-            if not any(x[0] == u and x[1] == "SUSPEND_QUEUES" and x[3] == b for x in slices):
+            if b != first.timestamp and not any(
+                    x[0] == u and x[1] == "SUSPEND_QUEUES" and x[3] == b for x in slices):
                 fail(f"'suspended' at {b} on {tracks[u][0]!r}: no SUSPEND_QUEUES ends there")
             inner = [x for x in slices if x[0] == u and x[1] == "RESUME_QUEUES"
                      and b <= x[2] and x[3] <= end]
@@ -130,6 +132,7 @@ def check_golden(tracks, slices, counters):
                 ("gpreempt: GPU 51157", "suspended: train2 4343"),
                 ("gpreempt: GPU 60000", "suspended: train2 4343"),
                 ("gpreempt: GPU unknown", "suspended: pid 7777"),
+                ("gpreempt: GPU 60000", "suspended: old 5555"),
                 ("gpreempt: GPU 51157", "suspended queues"),
                 ("gpreempt: GPU 51157", "evictions")]:
         if key not in by_name:
@@ -153,6 +156,12 @@ def check_golden(tracks, slices, counters):
         s = [x for x in on(gg, "suspended: train2 4343") if x[0] == "suspended"]
         if [(x[1], x[2]) for x in s] != [(B + 2200 * US, B + 4000 * US)]:
             fail(f"golden: train2 on {gg} suspended {s}: ends at its exit")
+    old = [(x[0], x[1], x[2], x[4]) for x in on("gpreempt: GPU 60000", "suspended: old 5555")]
+    if old != [("RESUME_QUEUES", B + 3480 * US, B + 3500 * US, 1), ("suspended", B, B + 3500 * US, 0)]:
+        fail(f"golden: the seeded, already suspended old 5555: {old}")
+    c = counters[by_name[("gpreempt: GPU 60000", "suspended queues")]]
+    if c != [(B, 1), (B + 2200 * US, 2), (B + 3500 * US, 1), (B + 4000 * US, 0)]:
+        fail(f"golden: GPU 60000's suspended queues {c}")
     bad = on("gpreempt: GPU unknown", "suspended: pid 7777")
     if [(x[0], x[3]["result"]) for x in bad] != [("SUSPEND_QUEUES", "EINVAL")]:
         fail(f"golden: the failed suspend {bad}")

@@ -68,13 +68,16 @@ static void evict(struct pft *t, uint32_t op, uint64_t ts, uint64_t dur,
 }
 
 /*
- * train (4242) has 2 queues on GPU 51157; train2 (4343) one on 51157 and
+ * old (5555) has a queue on GPU 60000 in the queue map at the start,
+ * already suspended (seeded), resumed at 3.5 ms. train (4242) has 2
+ * queues on GPU 51157; train2 (4343) one on 51157 and
  * one on 60000. Online is busy on 51157 from 2 ms to 3 ms; the daemon
  * (900) suspends both, and a pid whose queues were never seen (7777,
  * EINVAL); a TTM eviction of train; train resumed, train2 exits.
  */
 static void scenario(struct pft *t)
 {
+	pft_seed_queue(t, 5555, 60000, "old", true);
 	qadd(t, B + 1000 * US, 4242, "train", 51157, 1);
 	qadd(t, B + 1100 * US, 4242, "train", 51157, 2);
 	qadd(t, B + 1200 * US, 4343, "train2", 51157, 1);
@@ -88,6 +91,7 @@ static void scenario(struct pft *t)
 	evict(t, GP_OP_RESTORE, B + 2800 * US, 20 * US, 51157, 1, 0, 0);
 	pft_online_busy(t, 51157, false, B + 3000 * US);
 	susp(t, GP_OP_RESUME, B + 3100 * US, 20 * US, 4242, 0, 2);
+	susp(t, GP_OP_RESUME, B + 3500 * US, 20 * US, 5555, 0, 1);
 	{
 		struct gp_event e = ev(GP_OP_EXIT, B + 4000 * US, 0, 4343,
 				       "train2");
@@ -104,9 +108,10 @@ TEST(state_after_the_scenario)
 
 	CHECK(f && !pft_open(&t, f, &clocks, 7));
 	scenario(&t);
-	/* GPUs 51157, 60000 and "unknown" (0) */
+	/* GPUs 60000 (seeded first), 51157 and "unknown" (0) */
 	CHECK(t.ngpus == 3);
-	CHECK(t.gpus[0].gpu_id == 51157 && t.gpus[2].gpu_id == 0);
+	CHECK(t.gpus[0].gpu_id == 60000 && t.gpus[1].gpu_id == 51157 &&
+	      t.gpus[2].gpu_id == 0);
 	/* train2 exited, train resumed: nothing suspended, no span open */
 	CHECK(t.gpus[0].suspended == 0 && t.gpus[1].suspended == 0);
 	for (int i = 0; i < t.nprocs; i++)

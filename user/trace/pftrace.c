@@ -374,6 +374,26 @@ static void evict(struct pft *t, const struct gp_event *e)
 	      e->op == GP_OP_EVICT ? "evict queues" : "restore queues", a, 6);
 }
 
+void pft_seed_queue(struct pft *t, uint32_t pid, uint32_t gpu_id,
+		    const char *comm, bool suspended)
+{
+	struct pft_proc *q = proc(t, pid, gpu_id, comm);
+
+	if (!q) {
+		t->dropped++;
+		return;
+	}
+	q->queues++;
+	if (!suspended)
+		return;
+	if (!q->in_span)
+		track_event(t, t->last_ts, q->uuid, TYPE_SLICE_BEGIN,
+			    "suspended", NULL, 0, 0);
+	q->in_span = true;
+	q->suspended++;
+	counter(t, gpu_id, t->last_ts);
+}
+
 void pft_event(struct pft *t, const struct gp_event *e)
 {
 	struct pft_proc *q;

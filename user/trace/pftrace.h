@@ -32,9 +32,10 @@
  *       on "evictions by trigger": "evict: <trigger>" (pid, comm, result);
  *   - the counter: queues of processes on that GPU suspended now.
  * A suspend names queue ids, not GPUs: it is drawn on every GPU where the
- * tracer saw the target's queues created (QUEUE_ADD; CREATE_QUEUE in
- * reduced mode), its queues shared between them by count; a target with
- * none seen goes on "GPU unknown".
+ * tracer saw the target's queues (the queue map at the start,
+ * pft_seed_queue; QUEUE_ADD since, or CREATE_QUEUE in reduced mode), its
+ * queues shared between them by count; a target with none seen goes on
+ * "GPU unknown".
  *
  * Tables are bounded (PFT_MAX_GPUS, PFT_MAX_PROCS): what does not fit is
  * counted in ->dropped, never written half. Pure but for the FILE.
@@ -91,6 +92,14 @@ struct pft {
 
 /* Start a trace on f: the clock snapshot. 0, or -errno of the write. */
 int pft_open(struct pft *t, FILE *f, const struct pft_clocks *c, uint32_t seq);
+/*
+ * A queue that exists at the start (a row of the tracer's queue map, which
+ * it seeds from sysfs): places its process on gpu_id before any event, so
+ * that a job started before the tracer is drawn on its GPU; one already
+ * suspended opens its "suspended" slice at the trace's start.
+ */
+void pft_seed_queue(struct pft *t, uint32_t pid, uint32_t gpu_id,
+		    const char *comm, bool suspended);
 /* One tracer event (struct gp_event from the ring buffer). */
 void pft_event(struct pft *t, const struct gp_event *e);
 /* Online busy on a GPU begins or ends at ts (BOOTTIME ns): for a writer
@@ -99,10 +108,12 @@ void pft_online_busy(struct pft *t, uint32_t gpu_id, bool busy, uint64_t ts);
 /* End what is open at the last timestamp seen; flush. 0 or -errno. */
 int pft_close(struct pft *t);
 
-/* pftrace_file.c: create path, read the clocks, pft_open (-1 and e set:
- * exit 2 when it cannot be created); and pft_close, fclose (-1 and e set
- * on a write error; -1 with e->exit 0 when events were dropped). */
-int pft_start(struct pft *t, const char *path, struct gp_err *e);
+/* pftrace_file.c: create path, read the clocks, pft_open, seed from the
+ * queue map queues_fd (-1: none) (-1 and e set: exit 2 when path cannot
+ * be created); and pft_close, fclose (-1 and e set on a write error; -1
+ * with e->exit 0 when events were dropped). */
+int pft_start(struct pft *t, const char *path, int queues_fd,
+	      struct gp_err *e);
 int pft_finish(struct pft *t, const char *path, struct gp_err *e);
 
 #endif

@@ -8,8 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+
 #include "exitcodes.h"
+#include "mapdump.h"
 #include "pftrace.h"
+#include "procfs.h"
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -19,7 +23,34 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-int pft_start(struct pft *t, const char *path, struct gp_err *e)
+/* The queue map's rows at the start: who is on which GPU already. */
+static void seed(struct pft *t, int fd)
+{
+	struct gp_queue_key *k = NULL;
+	struct gp_queue_val *v = NULL;
+	char comm[16];
+	int n;
+
+	n = fd < 0 ? 0 : gp_map_dump(fd, sizeof(*k), sizeof(*v), true,
+				     (void **)&k, (void **)&v);
+	for (int i = 0; i < n; i++) {
+		/* the per-key walk may repeat a row: count each once */
+		bool dup = false;
+
+		for (int j = 0; j < i && !dup; j++)
+			dup = !memcmp(&k[i], &k[j], sizeof(k[i]));
+		if (!dup)
+			pft_seed_queue(t, k[i].pid, k[i].gpu_id,
+				       procfs_comm(k[i].pid, comm, sizeof(comm)),
+				       v[i].state == GP_QS_SUSPENDED ||
+				       v[i].state == GP_QS_EVICTED_SUSPENDED);
+	}
+	free(k);
+	free(v);
+}
+
+int pft_start(struct pft *t, const char *path, int queues_fd,
+	      struct gp_err *e)
 {
 	struct pft_clocks c;
 	FILE *f = fopen(path, "we");
@@ -39,6 +70,7 @@ int pft_start(struct pft *t, const char *path, struct gp_err *e)
 		return gp_err_set(e, GP_EXIT_FAILURE, -t->werr, "--perfetto: "
 				  "writing %s: %s", path, strerror(-t->werr));
 	}
+	seed(t, queues_fd);
 	return 0;
 }
 

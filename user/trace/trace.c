@@ -434,7 +434,8 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	if (env.perfetto && pft_start(&pf, env.perfetto, &pe)) {
+	if (env.perfetto && pft_start(&pf, env.perfetto,
+				      gp_probe_queues_fd(p), &pe)) {
 		fprintf(stderr, "gpreempt-trace: %s\n", pe.msg);
 		ret = pe.exit;
 		goto cleanup;
