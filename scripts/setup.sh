@@ -33,7 +33,10 @@ BPO=/etc/apt/sources.list.d/gpreempt-bookworm-backports.sources
 # Packaging and service checks (tests/bats/packaging.bats, metrics.bats,
 # k8s.bats): dpkg-dev, debhelper, lintian, help2man, man-db, systemd
 # (systemd-analyze), prometheus (promtool and a real scraper), yamllint
-# and python3-kubernetes (the DaemonSet's schema check).
+# and python3-kubernetes (the DaemonSet's schema check); protobuf-compiler
+# and python3-protobuf (protoc --decode and a python3 decoder of the
+# tracer's Perfetto trace, tests/bats/perfetto.bats)
+# and python3-matplotlib (the dashboard's picture, tests/bats/dashboard.bats).
 # libelf stays at bookworm's 0.188: backports' 0.192 libelf.a does not
 # link statically (it needs eu_search_tree_* from no static library).
 PINNED="libbpf1|bookworm-backports|1:1.4|
@@ -46,7 +49,8 @@ PKGS_DEMO="make gcc clang llvm zlib1g-dev libzstd-dev jq
       qemu-system-x86 busybox-static cpio xz-utils zstd kmod util-linux"
 PKGS_TEST="bats curl libclang-rt-14-dev bpftrace
       dpkg-dev debhelper fakeroot lintian help2man man-db systemd
-      prometheus yamllint python3-kubernetes"
+      prometheus yamllint python3-kubernetes protobuf-compiler
+      python3-protobuf python3-matplotlib"
 PKGS=$PKGS_DEMO
 [ "$mode" = demo ] || PKGS="$PKGS $PKGS_TEST"
 if [ -n "$list" ]; then

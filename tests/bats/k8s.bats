@@ -16,7 +16,7 @@ K=$TOP/packaging/k8s
 @test "k8s: yamllint is clean on the manifests" {
 	command -v yamllint >/dev/null || skip "no yamllint (apt-get install yamllint)"
 	run -0 yamllint -s -d '{extends: default, rules: {line-length: {max: 100}, document-start: disable}}' \
-		"$K/daemonset.yaml" "$K/inference-pod.yaml"
+		"$K/daemonset.yaml" "$K/inference-pod.yaml" "$K/servicemonitor.yaml"
 }
 
 @test "k8s: every field is in the Kubernetes API models; a typo fails" {
@@ -115,4 +115,64 @@ PY
 	# The paths the manifest uses are what the package installs.
 	run -0 make -C "$TOP" -s -n install DESTDIR=/x PREFIX=/usr
 	[[ "$output" == *"gpreempt-ctl /x/usr/sbin/"* ]]
+}
+
+# sm_check DAEMONSET SERVICEMONITOR RULES: the ServiceMonitor reaches the
+# DaemonSet's metrics port and names the job the alert rules expect
+sm_check() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys, yaml
+ds_docs = list(yaml.safe_load_all(open(sys.argv[1])))
+sm_docs = list(yaml.safe_load_all(open(sys.argv[2])))
+rules = open(sys.argv[3]).read()
+kind = lambda docs, k: next(d for d in docs if d and d["kind"] == k)
+ds, cm = kind(ds_docs, "DaemonSet"), kind(ds_docs, "ConfigMap")
+svc, sm = kind(sm_docs, "Service"), kind(sm_docs, "ServiceMonitor")
+bad = []
+sub = lambda a, b: all(b.get(k) == v for k, v in a.items())
+pod = ds["spec"]["template"]
+if not sub(svc["spec"]["selector"], pod["metadata"]["labels"]):
+    bad.append("the Service selects no DaemonSet pod")
+if not sub(sm["spec"]["selector"]["matchLabels"], svc["metadata"]["labels"]):
+    bad.append("the ServiceMonitor selects no Service")
+if svc["metadata"]["namespace"] not in sm["spec"]["namespaceSelector"]["matchNames"]:
+    bad.append("the ServiceMonitor does not look in the Service's namespace")
+ports = {p["name"]: p["containerPort"] for c in pod["spec"]["containers"]
+         for p in c.get("ports", [])}
+conf = re.search(r"^metrics \S+:(\d+)$", cm["data"]["gpreempt.conf"], re.M)
+for p in svc["spec"]["ports"]:
+    if ports.get(p["targetPort"]) != p["port"] or int(conf.group(1)) != p["port"]:
+        bad.append(f"Service port {p['name']}: not the daemon's metrics port")
+if [e["port"] for e in sm["spec"]["endpoints"]] != [p["name"] for p in svc["spec"]["ports"]]:
+    bad.append("the ServiceMonitor's endpoint is not the Service's port")
+# the operator names the job after the Service
+if f'job="{svc["metadata"]["name"]}"' not in rules:
+    bad.append(f'the alert rules do not use job="{svc["metadata"]["name"]}"')
+print("\n".join(bad) or "consistent")
+sys.exit(1 if bad else 0)
+PY
+}
+
+@test "k8s: the ServiceMonitor reaches the DaemonSet's metrics port and names the alerts' job" {
+	/usr/bin/python3 -c 'import yaml' 2>/dev/null || skip "no python3-yaml"
+	R=$TOP/packaging/prometheus/gpreempt-alerts.yml
+	run -0 sm_check "$K/daemonset.yaml" "$K/servicemonitor.yaml" "$R"
+	[ "$output" = consistent ]
+	# the Service itself passes the API models' check (the ServiceMonitor
+	# is the operator's CRD, which python3-kubernetes has no model of)
+	if /usr/bin/python3 -c 'import kubernetes' 2>/dev/null; then
+		sed -n '/^---$/,/^---$/p' "$K/servicemonitor.yaml" | sed '$d' > "$BATS_TEST_TMPDIR/svc.yaml"
+		run -0 "$K/check-manifests" "$BATS_TEST_TMPDIR/svc.yaml"
+		[[ "$output" == *"1 documents checked, 0 problems"* ]]
+	fi
+	# and a broken one fails: another port, another selector, another job
+	sed 's/targetPort: metrics/targetPort: http/' "$K/servicemonitor.yaml" > "$BATS_TEST_TMPDIR/b1.yaml"
+	run -1 sm_check "$K/daemonset.yaml" "$BATS_TEST_TMPDIR/b1.yaml" "$R"
+	[[ "$output" == *"not the daemon's metrics port"* ]]
+	sed '/^  selector:$/,/^  ports:$/s/name: gpreempt/name: gpreempt-x/' "$K/servicemonitor.yaml" > "$BATS_TEST_TMPDIR/b2.yaml"
+	run -1 sm_check "$K/daemonset.yaml" "$BATS_TEST_TMPDIR/b2.yaml" "$R"
+	[[ "$output" == *"selects no DaemonSet pod"* ]]
+	sed 's/job="gpreempt"/job="gpreempt-node"/' "$R" > "$BATS_TEST_TMPDIR/r.yml"
+	run -1 sm_check "$K/daemonset.yaml" "$K/servicemonitor.yaml" "$BATS_TEST_TMPDIR/r.yml"
+	[[ "$output" == *'do not use job="gpreempt"'* ]]
 }

@@ -12,6 +12,8 @@ bats_require_minimum_version 1.5.0
 
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
+load demo_path
+
 setup_file() {
 	[ "$(id -u)" = 0 ] || return 0
 	# A copy of the tree (tracked and new files, no build output), built
@@ -25,7 +27,6 @@ setup_file() {
 
 setup() {
 	[ "$(id -u)" = 0 ] || skip "needs root (mount namespace)"
-	command -v help2man >/dev/null || skip "no help2man (scripts/test.sh installs it)"
 	command -v systemd-analyze >/dev/null || skip "no systemd-analyze (scripts/test.sh installs systemd)"
 	S=$BATS_TEST_TMPDIR
 }
@@ -74,6 +75,60 @@ left: /etc/gpreempt/gpreempt.conf"
 	[[ "$output" == *"/usr/sbin/gpreempt-ctl"* ]]
 	[[ "$output" == *SYNOPSIS* ]]
 	[[ "${lines[-1]}" == verified ]]
+}
+
+@test "README's 'Run as a service' block, verbatim, with only the demo's packages (no help2man)" {
+	# The block as the README shows it (the line after **Run as a service**).
+	blk=$(sed -n '/^\*\*Run as a service\*\*/,/^```$/p' "$TOP/README.md" |
+	      sed -n '/^```sh/,/^```$/p' | sed '1d;$d')
+	[[ "$blk" == *"sudo make install PREFIX=/usr"* ]]
+	[[ "$blk" == *"sudo gpreempt-ctl policy"* ]]
+	p=$(demo_path "$S/demo")
+	# the tools it installs, found once installed (dangling links until then)
+	ln -s /usr/sbin/gpreempt-ctl /usr/sbin/gpreempt-trace "$p/"
+	# Stand-ins, named as such: no sudo on this host (the test is root);
+	# sudoedit is an operator who writes an arbiter's classes into the
+	# installed config; systemctl (no systemd as PID 1 here) starts the
+	# installed unit's ExecStart= with its RuntimeDirectory= and waits
+	# for the socket, as Type=notify would. /run is a scratch tmpfs.
+	cat > "$S/standins.sh" <<'EOS'
+sudo() { "$@"; }
+sudoedit() {
+	grep -q '^#offline' "$1" || { echo "sudoedit: $1 is not the shipped config" >&2; return 1; }
+	printf 'offline uid=0,comm=no-such-job\n' >> "$1"
+}
+systemctl() {
+	[ "$*" = "enable --now gpreempt" ] || { echo "stand-in systemctl: $*" >&2; return 1; }
+	local u=/usr/lib/systemd/system/gpreempt.service cmd
+	cmd=$(sed -n 's/^ExecStart=//p' "$u")
+	mkdir -p $(sed -n 's/^RuntimeDirectory=//p' "$u" | sed 's|[^ ]*|/run/&|g')
+	$cmd 2>/run/daemon.log &
+	echo $! > /run/daemon.pid
+	for _ in $(seq 600); do
+		[ -S /run/gpreempt/ctl.sock ] && return 0
+		sleep 0.1
+	done
+	cat /run/daemon.log; return 1
+}
+EOS
+	printf '%s\n' "$blk" > "$S/block.sh"
+	run -0 in_scratch "mount -t tmpfs tmpfs /run
+		export PATH='$p'
+		if command -v help2man; then exit 9; fi
+		. '$S/standins.sh'
+		set +e
+		(set -e; . '$S/block.sh') > /run/out 2>&1; rc=\$?
+		cat /run/out; echo rc=\$rc
+		echo edited=\$(grep -c '^offline uid=0,comm=no-such-job' /etc/gpreempt/gpreempt.conf)
+		grep -m1 listening /run/daemon.log
+		kill \$(cat /run/daemon.pid)"
+	echo "$output"
+	[[ "$output" == *"rc=0"* ]]
+	# the edited config made the daemon arbitrate (as shipped, policy
+	# answers "the daemon does not arbitrate", exit 2)
+	[[ "$output" == *"arbiter: idle"* ]]
+	[[ "$output" == *"edited=1"* ]]
+	[[ "$output" == *"listening on /run/gpreempt/ctl.sock"* ]]
 }
 
 # effective NAME DROPIN...: systemd-analyze's reading of the installed unit

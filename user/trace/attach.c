@@ -439,3 +439,22 @@ void gp_attach_fini(struct gp_attach *a)
 	a->mod_btf = a->vmlinux_btf = NULL;
 	a->mod_btf_fd = -1;
 }
+
+/* Skipped hooks: see attach.h. */
+void gp_attach_say_skipped(const struct gp_attach *a, FILE *f)
+{
+	for (int i = 0; i < gp_nhooks; i++) {
+		const struct gp_plan *p = &a->plan[i];
+
+		/* reduced mode: one notice for all of them, printed later */
+		if (a->reduced && !(gp_hooks[i].flags & GP_HOOK_REDUCED))
+			continue;
+		if (p->how == GP_HOW_ABSENT &&
+		    !(gp_hooks[i].flags & GP_HOOK_HW))
+			fprintf(f, "gpreempt-trace: %s: %s, skipped\n",
+				gp_hooks[i].func, p->why);
+		else if (p->how != GP_HOW_ABSENT && !p->attached)
+			fprintf(f, "gpreempt-trace: %s: attach failed: "
+				"%s\n", gp_hooks[i].func, strerror(-p->err));
+	}
+}

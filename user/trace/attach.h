@@ -88,6 +88,10 @@ int gp_attach_links(struct gp_attach *a, struct bpf_object *obj);
 /* Turns every fentry hook into a kprobe one (the fentry load failed). */
 void gp_attach_demote(struct gp_attach *a, const char *why);
 /* One line per hook; JSON: one object per hook. */
+/* Skipped hooks, one line each, to f (not in JSON mode: --check has
+ * them); in reduced mode only the reduced-mode hooks (one notice covers
+ * the others). */
+void gp_attach_say_skipped(const struct gp_attach *a, FILE *f);
 void gp_attach_report(const struct gp_attach *a, FILE *f, bool json,
 		      bool after_attach);
 const char *gp_how_name(enum gp_how how);

@@ -21,6 +21,7 @@
 #include "exitcodes.h"
 #include "hist.h"
 #include "output.h"
+#include "pftrace.h"
 #include "pidfile.h"
 #include "probe.h"
 #include "queues.h"
@@ -46,9 +47,11 @@ static struct env {
 	enum gp_unit unit;
 	const char *ready_file;
 	const char *metrics;
+	const char *perfetto;
 } env = { .unit = GP_UNIT_USEC };
 
 static volatile sig_atomic_t exiting;
+static struct pft pf;	/* --perfetto: the trace, while pf.f is set */
 
 const char *argp_program_version = "gpreempt-trace 0.1";
 static const char doc[] =
@@ -57,7 +60,7 @@ static const char doc[] =
 "\n"
 "USAGE: gpreempt-trace [-p PID]... [-d DURATION] [-i INTERVAL] [-T] [-m|-u]\n"
 "                      [-j] [-s] [--all-dbg] [-k | --reduced] [--check]\n"
-"                      [--metrics ADDR] [-v]\n"
+"                      [--metrics ADDR] [--perfetto FILE] [-v]\n"
 "\n"
 "EXAMPLES:\n"
 "    gpreempt-trace               # trace all KFD processes until Ctrl-C\n"
@@ -73,6 +76,7 @@ static const char doc[] =
 "    gpreempt-trace --check       # what attaches on this kernel, and why\n"
 "    gpreempt-trace -s --metrics 127.0.0.1:9465\n"
 "                                 # Prometheus text at /metrics\n"
+"    gpreempt-trace --perfetto kfd.pftrace  # a Perfetto timeline too\n"
 "\n"
 "Text mode prints debug-trap calls other than SUSPEND_QUEUES/RESUME_QUEUES\n"
 "(the protocol around them) only with --all-dbg; -j prints every event.\n"
@@ -87,6 +91,7 @@ enum {
 	OPT_NO_PIN,
 	OPT_ALL_DBG,
 	OPT_METRICS,
+	OPT_PERFETTO,
 };
 
 static const struct argp_option opts[] = {
@@ -116,6 +121,8 @@ static const struct argp_option opts[] = {
 	  "Do not pin the queue map and histograms under " GP_PIN_DIR, 0 },
 	{ "metrics", OPT_METRICS, "ADDR", 0, "Serve Prometheus metrics at "
 	  "http://ADDR/metrics (IP:PORT, [IPv6]:PORT; off by default)", 0 },
+	{ "perfetto", OPT_PERFETTO, "FILE", 0, "Also write the events as a "
+	  "Perfetto trace to FILE (docs/trace.md)", 0 },
 	{ "verbose", 'v', NULL, 0, "libbpf debug output", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
@@ -184,6 +191,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.metrics = arg;
 		break;
 	}
+	case OPT_PERFETTO:
+		env.perfetto = arg;
+		break;
 	case 'v':
 		env.verbose = true;
 		break;
@@ -251,6 +261,8 @@ static int on_event(void *ctx, const struct gp_event *e)
 
 	if (gp_out_wanted(e, &o))
 		gp_out_event(stdout, e, &o);
+	if (pf.f)
+		pft_event(&pf, e);
 	return 0;
 }
 
@@ -292,25 +304,6 @@ static void print_final(struct gp_probe *p)
 	fflush(stdout);
 }
 
-/* Skipped hooks, one line each (not in JSON mode: --check has them). */
-static void say_skipped(const struct gp_attach *a)
-{
-	for (int i = 0; i < gp_nhooks; i++) {
-		const struct gp_plan *p = &a->plan[i];
-
-		/* reduced mode: one notice for all of them, printed later */
-		if (a->reduced && !(gp_hooks[i].flags & GP_HOOK_REDUCED))
-			continue;
-		if (p->how == GP_HOW_ABSENT &&
-		    !(gp_hooks[i].flags & GP_HOOK_HW))
-			fprintf(stderr, "gpreempt-trace: %s: %s, skipped\n",
-				gp_hooks[i].func, p->why);
-		else if (p->how != GP_HOW_ABSENT && !p->attached)
-			fprintf(stderr, "gpreempt-trace: %s: attach failed: "
-				"%s\n", gp_hooks[i].func, strerror(-p->err));
-	}
-}
-
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -323,6 +316,7 @@ int main(int argc, char **argv)
 	const struct gp_attach *a;
 	struct gp_probe *p = NULL;
 	struct tm_server tm = {};
+	struct gp_err pe;
 	uint64_t start, next_print;
 	int err, ret = GP_EXIT_FAILURE;
 
@@ -339,7 +333,13 @@ int main(int argc, char **argv)
 	 * output is discarded, scraped through --metrics): keep only the
 	 * in-kernel summary, the cheapest mode (docs/benchmarks-history.md, 7).
 	 */
-	if (!env.summary && !env.check && gp_fd_is_null(STDOUT_FILENO)) {
+	if (env.perfetto && (env.summary || env.check)) {
+		fprintf(stderr, "gpreempt-trace: --perfetto needs the events: "
+			"drop %s\n", env.summary ? "-s" : "--check");
+		return GP_EXIT_USAGE;
+	}
+	if (!env.summary && !env.check && !env.perfetto &&
+	    gp_fd_is_null(STDOUT_FILENO)) {
 		env.summary = true;
 		fprintf(stderr, "gpreempt-trace: standard output is /dev/null: "
 			"summary mode (-s), nothing per event\n");
@@ -399,7 +399,7 @@ int main(int argc, char **argv)
 	}
 	ret = GP_EXIT_FAILURE;
 	if (!env.json)
-		say_skipped(a);
+		gp_attach_say_skipped(a, stderr);
 	if (!a->attached) {
 		gp_attach_report(a, stderr, false, true);
 		fprintf(stderr, "gpreempt-trace: no KFD probe could attach "
@@ -433,6 +433,12 @@ int main(int argc, char **argv)
 			ret = e.exit;
 			goto cleanup;
 		}
+	}
+	if (env.perfetto && pft_start(&pf, env.perfetto,
+				      gp_probe_queues_fd(p), &pe)) {
+		fprintf(stderr, "gpreempt-trace: %s\n", pe.msg);
+		ret = pe.exit;
+		goto cleanup;
 	}
 	if (env.ready_file && pidfile_write(env.ready_file))
 		fprintf(stderr, "gpreempt-trace: cannot create %s: %s\n",
@@ -475,6 +481,11 @@ int main(int argc, char **argv)
 	ret = GP_EXIT_OK;
 
 cleanup:
+	/* every way out ends the timeline's open slices and closes it */
+	if (pf.f && pft_finish(&pf, env.perfetto, &pe)) {
+		fprintf(stderr, "gpreempt-trace: %s\n", pe.msg);
+		ret = ret ? ret : pe.exit;
+	}
 	tm_close(&tm);
 	gp_probe_close(p);
 	return ret;
