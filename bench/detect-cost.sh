@@ -15,7 +15,10 @@
 #           between them, for SECS; per-request p50/p99/max while nothing
 #           is probed, while the probes are held armed, and while they
 #           are armed and disarmed (pid-scoped, perf_event_open/close, or
-#           one uprobe_multi link) at 100 and 1,000 edges a second.
+#           one uprobe_multi link, or tracefs events kept registered
+#           whose pid-scoped perf events are opened and closed: the
+#           kernel then only applies and removes the breakpoint) at 100
+#           and 1,000 edges a second.
 #           The toggled probes are the launch entry points the loop does
 #           NOT call (so no trap is counted in its times: what is left is
 #           the arming itself); rounds interleaved, R of them.
@@ -109,7 +112,7 @@ for n in $BURSTS; do
 done
 
 # --- stall: request latency while probes are armed and disarmed ---
-cases="none held perf100 perf1000 multi100 multi1000"
+cases="none held perf100 perf1000 multi100 multi1000 tf100 tf1000"
 for ((r = 0; r < R; r++)); do
 	for c in $cases; do
 		hip "$c" -b "$K" -s -t "$SECS" -i "$GAP"
@@ -125,6 +128,10 @@ for ((r = 0; r < R; r++)); do
 			-r "${c#perf}" -d "$SECS" > "$W/arm.out" & apid=$! ;;
 		multi*) "$ARM" -p "$pid" -l "$LIB" -s "$OTHERS" -R "$W/arm.ready" \
 			-m -r "${c#multi}" -d "$SECS" > "$W/arm.out" & apid=$! ;;
+		tf*) unshare -m sh -c 'mount -t tracefs nodev "$1" && shift &&
+			exec "$@"' - /sys/kernel/tracing "$ARM" -p "$pid" -l "$LIB" \
+			-s "$OTHERS" -R "$W/arm.ready" -t /sys/kernel/tracing \
+			-r "${c#tf}" -d "$SECS" > "$W/arm.out" & apid=$! ;;
 		esac
 		[ -z "$apid" ] || waitfile "$W/arm.ready"
 		finish "$c"
@@ -133,9 +140,9 @@ for ((r = 0; r < R; r++)); do
 			sed "s/^/{\"case\":\"$c-arm\",\"round\":$r,\"arm\":/; s/\$/}/" \
 				"$W/arm.out" >> "$RAW"
 		fi
-		for f in p50_ns p99_ns max_ns; do reqf "$c" "$f" >> "$W/$c.$f.all"; done
+		for f in p50_ns p99_ns max_ns; do reqf "$c" "$f" >> "$W/acc.$c.$f"; done
 		sed -n 's/.*"arm_ns":{[^}]*"max":\([0-9]*\).*/\1/p' "$W/arm.out" \
-			>> "$W/$c.armmax.all" 2>/dev/null || true
+			>> "$W/acc.$c.armmax" 2>/dev/null || true
 	done
 done
 echo "# request latency: $K launches + sync, ${GAP} us idle between, ${SECS} s x $R rounds interleaved"
@@ -144,7 +151,7 @@ printf '%-10s %22s %22s %26s\n' case p50 p99 max
 for c in $cases; do
 	line=$(printf '%-10s' "$c")
 	for f in p50_ns p99_ns max_ns; do
-		line+=$(sort -n "$W/$c.$f.all" | awk '{ v[NR] = $1 } END {
+		line+=$(sort -n "$W/acc.$c.$f" | awk '{ v[NR] = $1 } END {
 			printf " %8.1f [%6.1f-%7.1f]", v[int((NR + 1) / 2)] / 1e3,
 			       v[1] / 1e3, v[NR] / 1e3 }')
 	done

@@ -5,7 +5,7 @@
  * "Launch detection: what a trap costs and the levers").
  *
  *   uprobe-arm -p PID -l LIB -s SYM[,SYM...] [-r RATE] [-d SECS]
- *              [-R READY] [-m]
+ *              [-R READY] [-m | -t TRACEFS]
  *
  *   -s      the probed symbols of LIB (.dynsym names; a name ending in
  *           '*' is a prefix, for C++-mangled ones); the attach cookie of
@@ -19,6 +19,15 @@
  *   -m      arm with one uprobe_multi link (kernel 6.6+) instead of one
  *           perf-event uprobe per symbol (what libbpf and the detector
  *           use today)
+ *   -t DIR  arm through tracefs (mounted at DIR): one uprobe event per
+ *           symbol, defined once and kept registered by an anchor perf
+ *           event scoped to this process (which does not map LIB: no
+ *           breakpoint) that carries the program; an arm opens one
+ *           tracepoint perf event per symbol scoped to PID (the kernel
+ *           adds PID's mm to the event's filter and installs the
+ *           breakpoint there: uprobe_apply), a disarm closes them (the
+ *           breakpoint is removed, the uprobe stays registered: no
+ *           unregister and none of its grace periods)
  *   -R      file created once the probes are armed (-r 0) or the
  *           toggling starts
  * Toggling stops early, with no error, when PID exits. One JSON object
@@ -26,8 +35,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <limits.h>
+#include <linux/perf_event.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -36,9 +45,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "trap_count.skel.h"
+#include "../tests/lib/dynsym.h"
 
 #define MAX_SYMS 16
 
@@ -54,72 +67,90 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static bool sym_match(const char *want, const char *name)
-{
-	size_t n = strlen(want);
-
-	if (n && want[n - 1] == '*')
-		return !strncmp(name, want, n - 1);
-	return !strcmp(name, want);
-}
-
-/* File offset of each symbol: its address in its executable PT_LOAD. */
-static int resolve(const char *lib)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym s;
-	GElf_Phdr ph;
-	Elf_Data *d;
-	size_t np, i, j, n;
-	int fd, k, found = 0;
-	Elf *e;
-
-	fd = open(lib, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_getphdrnum(e, &np)) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		d = elf_getdata(scn, NULL);
-		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (i = 0; d && i < n; i++) {
-			const char *nm;
-
-			if (!gelf_getsym(d, i, &s) || !s.st_value ||
-			    GELF_ST_TYPE(s.st_info) != STT_FUNC)
-				continue;
-			nm = elf_strptr(e, sh.sh_link, s.st_name);
-			for (k = 0; nm && k < nsyms; k++) {
-				if (offs[k] || !sym_match(syms[k], nm))
-					continue;
-				for (j = 0; j < np; j++)
-					if (gelf_getphdr(e, j, &ph) &&
-					    ph.p_type == PT_LOAD &&
-					    (ph.p_flags & PF_X) &&
-					    s.st_value >= ph.p_vaddr &&
-					    s.st_value < ph.p_vaddr + ph.p_filesz)
-						offs[k] = s.st_value - ph.p_vaddr +
-							  ph.p_offset;
-				found += !!offs[k];
-			}
-		}
-	}
-	elf_end(e);
-	close(fd);
-	return found == nsyms ? 0 : -ENOENT;
-}
-
 struct armed {
 	struct bpf_link *l[MAX_SYMS];
+	int fd[MAX_SYMS];	/* -t: the pid-scoped tracepoint events */
 	int n;
 };
+
+/* -t: the tracefs events, their ids and the anchors */
+static const char *tracefs;
+static int tp_id[MAX_SYMS], anchor[MAX_SYMS];
+
+static int tp_write(const char *line)
+{
+	char p[256];
+	int fd, err = 0;
+
+	snprintf(p, sizeof(p), "%s/uprobe_events", tracefs);
+	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, strlen(line)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int tp_open(int id, pid_t pid)
+{
+	struct perf_event_attr at = {
+		.type = PERF_TYPE_TRACEPOINT, .size = sizeof(at),
+		.config = id, .sample_period = 1, .wakeup_events = 1,
+	};
+	int fd = syscall(__NR_perf_event_open, &at, pid, pid > 0 ? -1 : 0,
+			 -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void tp_cleanup(void)
+{
+	char line[64];
+	int i;
+
+	for (i = 0; i < nsyms; i++) {
+		if (anchor[i] > 0)
+			close(anchor[i]);
+		snprintf(line, sizeof(line), "-:gpreempt_bench/e%d_%d\n", i,
+			 getpid());
+		tp_write(line);
+	}
+}
+
+/* Define the events and hold them registered with the program. */
+static int tp_setup(struct trap_count_bpf *sk, const char *lib)
+{
+	char line[PATH_MAX + 128], p[256];
+	int i, err;
+	FILE *f;
+
+	for (i = 0; i < nsyms; i++) {
+		snprintf(line, sizeof(line), "p:gpreempt_bench/e%d_%d %s:0x%lx\n",
+			 i, getpid(), lib, offs[i]);
+		err = tp_write(line);
+		if (err)
+			return err;
+		snprintf(p, sizeof(p), "%s/events/gpreempt_bench/e%d_%d/id",
+			 tracefs, i, getpid());
+		f = fopen(p, "re");
+		if (!f || fscanf(f, "%d", &tp_id[i]) != 1) {
+			if (f)
+				fclose(f);
+			return -ENOENT;
+		}
+		fclose(f);
+		/* scoped to us: we do not map LIB, no breakpoint anywhere */
+		anchor[i] = tp_open(tp_id[i], getpid());
+		if (anchor[i] < 0)
+			return anchor[i];
+		if (ioctl(anchor[i], PERF_EVENT_IOC_SET_BPF,
+			  bpf_program__fd(sk->progs.tc_hit)) ||
+		    ioctl(anchor[i], PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+	}
+	return 0;
+}
 
 static int arm(struct trap_count_bpf *sk, pid_t pid, const char *lib,
 	       bool multi, struct armed *a)
@@ -127,6 +158,15 @@ static int arm(struct trap_count_bpf *sk, pid_t pid, const char *lib,
 	int i;
 
 	a->n = 0;
+	if (tracefs) {
+		for (i = 0; i < nsyms; i++) {
+			a->fd[i] = tp_open(tp_id[i], pid);
+			if (a->fd[i] < 0)
+				return a->fd[i];
+			a->n = i + 1;
+		}
+		return 0;
+	}
 	if (multi) {
 		__u64 cookies[MAX_SYMS];
 		LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = offs,
@@ -155,8 +195,13 @@ static int arm(struct trap_count_bpf *sk, pid_t pid, const char *lib,
 
 static void disarm(struct armed *a)
 {
-	while (a->n)
-		bpf_link__destroy(a->l[--a->n]);
+	while (a->n) {
+		a->n--;
+		if (tracefs)
+			close(a->fd[a->n]);
+		else
+			bpf_link__destroy(a->l[a->n]);
+	}
 }
 
 /* libbpf's warnings, less the one a toggle ending with its target gives */
@@ -259,7 +304,8 @@ static int toggle(struct trap_count_bpf *sk, pid_t pid, const char *lib,
 	disarm(&a);
 	t = now_ns() - t0;
 	printf("{\"mode\":\"toggle\",\"link\":\"%s\",\"rate\":%.0f,"
-	       "\"achieved\":%.1f,\"error\":%d,", multi ? "multi" : "perf", rate,
+	       "\"achieved\":%.1f,\"error\":%d,",
+	       tracefs ? "tracefs" : multi ? "multi" : "perf", rate,
 	       (na + nd) / (t / 1e9), err);
 	stats("arm_ns", ta, na);
 	stats("disarm_ns", td, nd);
@@ -280,7 +326,7 @@ int main(int argc, char **argv)
 	uint64_t total = 0;
 	int opt, i, err;
 
-	while ((opt = getopt(argc, argv, "p:l:s:r:d:R:m")) != -1) {
+	while ((opt = getopt(argc, argv, "p:l:s:r:d:R:mt:")) != -1) {
 		switch (opt) {
 		case 'p': pid = atoi(optarg); break;
 		case 'l': lib = optarg; break;
@@ -289,6 +335,7 @@ int main(int argc, char **argv)
 		case 'd': secs = atof(optarg); break;
 		case 'R': ready = optarg; break;
 		case 'm': multi = true; break;
+		case 't': tracefs = optarg; break;
 		default: return 1;
 		}
 	}
@@ -302,7 +349,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	libbpf_set_print(print);
-	err = resolve(lib);
+	err = dynsym_resolve(lib, syms, nsyms, offs);
 	if (err) {
 		fprintf(stderr, "uprobe-arm: %s: a symbol is missing (%s)\n",
 			lib, strerror(-err));
@@ -312,6 +359,16 @@ int main(int argc, char **argv)
 	if (!sk) {
 		fprintf(stderr, "uprobe-arm: BPF load: %s\n", strerror(errno));
 		return 1;
+	}
+	if (tracefs) {
+		err = tp_setup(sk, lib);
+		if (err) {
+			fprintf(stderr, "uprobe-arm: tracefs %s: %s\n", tracefs,
+				strerror(-err));
+			tp_cleanup();
+			trap_count_bpf__destroy(sk);
+			return 1;
+		}
 	}
 	if (rate > 0) {
 		err = toggle(sk, pid, lib, multi, rate, secs, ready);
@@ -323,7 +380,7 @@ int main(int argc, char **argv)
 		}
 		disarm(&a);
 		printf("{\"mode\":\"hold\",\"link\":\"%s\",\"error\":%d,",
-		       multi ? "multi" : "perf", err);
+		       tracefs ? "tracefs" : multi ? "multi" : "perf", err);
 	}
 	printf("\"hits\":[");
 	for (i = 0; i < nsyms; i++) {
@@ -332,6 +389,8 @@ int main(int argc, char **argv)
 		total += sk->bss->tc_hits[i];
 	}
 	printf("],\"traps\":%llu}\n", (unsigned long long)total);
+	if (tracefs)
+		tp_cleanup();
 	trap_count_bpf__destroy(sk);
 	if (err)
 		fprintf(stderr, "uprobe-arm: attach: %s\n", strerror(-err));
