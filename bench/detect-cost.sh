@@ -157,5 +157,5 @@ for c in $cases; do
 	done
 	echo "$line"
 done
-echo "# arm/disarm syscall times per case (us): see $RAW (arm_ns, disarm_ns)"
+echo "# arm/disarm times per case and round (ns; all in ${RAW#"$top"/})"
 grep -h '"mode":"toggle"' "$RAW" | sed -n 's/.*"case":"\([a-z0-9]*\)-arm".*"rate":\([0-9]*\),"achieved":\([0-9.]*\).*"arm_ns":{"n":[0-9]*,"mean":\([0-9]*\),"p50":[0-9]*,"p99":\([0-9]*\),"max":\([0-9]*\)},"disarm_ns":{"n":[0-9]*,"mean":\([0-9]*\),"p50":[0-9]*,"p99":\([0-9]*\),"max":\([0-9]*\)}.*/\1 rate \2 achieved \3 arm mean\/p99\/max \4 \5 \6 disarm \7 \8 \9/p'
