@@ -7,9 +7,13 @@
  * count. docs/arbiter.md, "Launch detection: what a trap costs and the
  * levers", has the kernel facts and the measurements behind it.
  *
- *   launch, idle         busy edge; ask user space to disarm
- *   launch, busy, armed  (the disarm is under way, or an arm came while
- *                        busy) ask to disarm, once per arming
+ *   launch, idle         busy edge
+ *   launch, busy, armed  once gp_arm_min_launches launches were trapped
+ *                        in the period, ask user space to disarm (once
+ *                        per arming): a short burst (a graph replay, a
+ *                        few kernels) costs its few traps and no
+ *                        arm/disarm; a long one costs that many traps
+ *                        plus those while the breakpoints go
  *   sync entry, disarmed ask to arm, once per disarming: the process is
  *                        about to wait for its GPU work, the arm runs
  *                        while it waits
@@ -26,6 +30,9 @@
 #include "detect_arm.h"
 
 #define GP_ARM_MAX_PIDS 4096
+
+/* launches trapped in a busy period before the disarm is asked for */
+const volatile __u32 gp_arm_min_launches = 16;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -102,18 +109,17 @@ static __always_inline int gp_arm_launch_hit(__u32 pid, __u64 now)
 	st->last_ns = now;
 	if (!st->busy) {
 		st->busy = 1;
-		st->launches = 1;
-		st->disarm_asked = 1;
+		st->launches = 0;
 		gp_arm_emit(pid, GP_EDGE_BUSY, GP_ENT_LAUNCH, now, 0);
-		return 1;
 	}
 	st->launches++;
-	if (armed && !st->disarm_asked) {
+	if (armed && !st->disarm_asked &&
+	    st->launches >= gp_arm_min_launches) {
 		st->disarm_asked = 1;
 		gp_arm_emit(pid, GP_ARM_DISARM, GP_ENT_LAUNCH, now,
 			    st->launches);
 	}
-	return 0;
+	return st->launches == 1;
 }
 
 static __always_inline int gp_arm_sync_enter(__u32 pid, __u32 entry,

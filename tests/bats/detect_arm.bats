@@ -99,3 +99,19 @@ traps() { sed -n 's/.*"traps":\([0-9]*\).*/\1/p' <<< "$1"; }
 	[ "$busy" -ge 1 ]
 	[ "$busy" -le $((idle + 1)) ]
 }
+
+@test "detect armed: bursts shorter than the disarm threshold (16) trap once a launch and are never disarmed" {
+	hip p -f launch -n 10 -k 4	# the 4th round never runs
+	armed p
+	for r in 1 2 3; do
+		go p
+		wait_count "$W/arm.out" '"edge":"busy"' "$r"
+		echo idle >&"$CMDFD"
+		wait_count "$W/arm.out" '"idle":[0-9]*,"err":0' "$r"
+	done
+	c=$(counts_after 1)
+	finish
+	cat "$W/arm.out"
+	[ "$(traps "$c")" -eq 30 ]
+	grep -q '"disarms":0' <<< "$c"
+}

@@ -5,12 +5,13 @@
  * and real uprobes. One JSON object a line.
  *
  *   arm-run -p PID -l LIB -L SYM[,SYM...] -S SYM[,SYM...] -T TRACEFS
- *           [-r READY] [-g REARM_MS]
+ *           [-r READY] [-g REARM_MS] [-m MIN_LAUNCHES]
  *
  *   -L/-S  launch and sync entry points of LIB (dynsym names, '*' ends a
  *          prefix); LIB as reachable from here
  *   -T     where tracefs is mounted
  *   -g     re-arm a process disarmed this long with no sync (default 50)
+ *   -m     launches trapped in a busy period before the disarm (16)
  *   -r     created once PID is armed
  * Prints edges as they come and reads commands on stdin:
  *   counts  the process's state: traps (launch probe runs), launches of
@@ -90,12 +91,12 @@ int main(int argc, char **argv)
 	unsigned long loff[GP_DA_MAX_EV], soff[GP_DA_MAX_EV];
 	unsigned long long l64[GP_DA_MAX_EV], s64[GP_DA_MAX_EV];
 	__u32 sent[GP_DA_MAX_EV];
-	long rearm_ms = 50;
+	long rearm_ms = 50, min_launches = 0;
 	int opt, nl, ns, i, err;
 	struct pollfd pf[2];
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "p:l:L:S:T:r:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:l:L:S:T:r:g:m:")) != -1) {
 		switch (opt) {
 		case 'p': pid = atoi(optarg); break;
 		case 'l': lib = optarg; break;
@@ -104,10 +105,12 @@ int main(int argc, char **argv)
 		case 'T': tracefs = optarg; break;
 		case 'r': ready = optarg; break;
 		case 'g': rearm_ms = atol(optarg); break;
+		case 'm': min_launches = atol(optarg); break;
 		default: return 1;
 		}
 	}
-	if (pid <= 0 || !lib || !ll || !sl || !tracefs || rearm_ms <= 0) {
+	if (pid <= 0 || !lib || !ll || !sl || !tracefs || rearm_ms <= 0 ||
+	    min_launches < 0) {
 		fprintf(stderr, "usage: arm-run -p PID -l LIB -L SYMS -S SYMS -T TRACEFS [-r READY] [-g MS]\n");
 		return 1;
 	}
@@ -124,7 +127,8 @@ int main(int argc, char **argv)
 		s64[i] = soff[i];
 		sent[i] = GP_ENT_DEV_SYNC + i;
 	}
-	err = gp_da_open(&da, tracefs, rearm_ms * 1000000ULL, on_edge, NULL);
+	err = gp_da_open(&da, tracefs, rearm_ms * 1000000ULL, min_launches,
+			 on_edge, NULL);
 	if (err) {
 		fprintf(stderr, "arm-run: load: %s\n", strerror(-err));
 		return 1;

@@ -197,11 +197,6 @@ static int on_ring(void *ctx, void *data, size_t len)
 	if (len < sizeof(*e) || !(p = find(d, e->pid)))
 		return 0;
 	switch (e->kind) {
-	case GP_EDGE_BUSY:
-		if (d->edge)
-			d->edge(d->ctx, e);
-		disarm(d, p);
-		break;
 	case GP_ARM_DISARM:
 		disarm(d, p);
 		break;
@@ -229,7 +224,7 @@ void gp_da_tick(struct gp_da *d)
 }
 
 int gp_da_open(struct gp_da *d, const char *tracefs, __u64 rearm_ns,
-	       gp_da_edge_fn edge, void *ctx)
+	       __u32 min_launches, gp_da_edge_fn edge, void *ctx)
 {
 	int err;
 
@@ -238,9 +233,17 @@ int gp_da_open(struct gp_da *d, const char *tracefs, __u64 rearm_ns,
 	d->rearm_ns = rearm_ns;
 	d->edge = edge;
 	d->ctx = ctx;
-	d->skel = detect_arm_bpf__open_and_load();
+	d->skel = detect_arm_bpf__open();
 	if (!d->skel)
 		return -errno ?: -ENOMEM;
+	if (min_launches)
+		d->skel->rodata->gp_arm_min_launches = min_launches;
+	err = detect_arm_bpf__load(d->skel);
+	if (err) {
+		detect_arm_bpf__destroy(d->skel);
+		d->skel = NULL;
+		return err;
+	}
 	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.gp_arm_ring),
 				 on_ring, d, NULL);
 	if (!d->rb) {

@@ -2,7 +2,8 @@
 /*
  * Armed-while-idle launch detection (a prototype, for a flag such as
  * --detect launch-armed; not wired yet): the launch probes are in an
- * online process's text only while it is idle, so a busy period costs
+ * online process's text only while it is idle (and for the first
+ * gp_arm_min_launches launches of a busy period), so a busy period costs
  * it a bounded number of traps whatever its launch count. The kernel
  * facts and measurements are in docs/arbiter.md ("Launch detection:
  * what a trap costs and the levers"); the logic is bpf/detect_arm.bpf.h.
@@ -69,9 +70,11 @@ struct gp_da {
 	struct gp_da_counts c;
 };
 
-/* Load the programs; tracefs is where tracefs is mounted. 0 or -errno. */
+/* Load the programs; tracefs is where tracefs is mounted; min_launches
+ * trapped in a busy period before the disarm (0: the default, 16).
+ * 0 or -errno. */
 int gp_da_open(struct gp_da *d, const char *tracefs, __u64 rearm_ns,
-	       gp_da_edge_fn edge, void *ctx);
+	       __u32 min_launches, gp_da_edge_fn edge, void *ctx);
 void gp_da_close(struct gp_da *d);
 /*
  * Watch pid: lib is its library as reachable from here, launch[] and
