@@ -35,7 +35,11 @@ SECS=${BENCH_DC_SECS:-3}	# per stall case and round
 K=${BENCH_DC_K:-128}		# launches per request
 GAP=${BENCH_DC_GAP:-100}	# us idle between requests
 BURSTS=${BENCH_DC_BURSTS:-"1000 10000 100000"}
-if [ "${1:-}" = --quick ]; then R=1; SECS=1; BURSTS="1000 10000"; fi
+cases="none held perf100 perf1000 multi100 multi1000 tf100 tf1000"
+# quick: that it runs (bench/run.sh --quick), one case of each arming
+if [ "${1:-}" = --quick ]; then
+	R=1; SECS=0.5; BURSTS=1000; cases="none perf100 multi100 tf1000"
+fi
 LIBDIR=$(scripts/rocr.sh path libdir)
 HIP=$(scripts/rocr.sh path hiplibdir)
 LIB=$(realpath "$HIP/libamdhip64.so.5")
@@ -105,6 +109,10 @@ for n in $BURSTS; do
 	wait "$apid"
 	sed "s/^/{\"case\":\"traps\",\"n\":$n,\"arm\":/; s/\$/}/" "$W/arm.out" >> "$RAW"
 	traps=$(sed -n 's/.*"traps":\([0-9]*\).*/\1/p' "$W/arm.out")
+	[ "$traps" = "$n" ] || {	# one trap a probed call, no more, no less
+		echo "bench/detect-cost.sh: $traps traps for $n probed calls" >&2
+		exit 1
+	}
 	awk -v n="$n" -v t="$traps" -v b="$(field base seconds)" \
 	    -v p="$(field probed seconds)" 'BEGIN {
 		printf "%-8d %8d %12.1f %12.1f %8.1f\n", n, t, b * 1e9 / n,
@@ -112,7 +120,6 @@ for n in $BURSTS; do
 done
 
 # --- stall: request latency while probes are armed and disarmed ---
-cases="none held perf100 perf1000 multi100 multi1000 tf100 tf1000"
 for ((r = 0; r < R; r++)); do
 	for c in $cases; do
 		hip "$c" -b "$K" -s -t "$SECS" -i "$GAP"
@@ -123,7 +130,7 @@ for ((r = 0; r < R; r++)); do
 		case $c in
 		none) ;;
 		held) "$ARM" -p "$pid" -l "$LIB" -s "$OTHERS" -R "$W/arm.ready" \
-			-d "$((SECS + 1))" > "$W/arm.out" & apid=$! ;;
+			-d "$(awk -v s="$SECS" 'BEGIN { print s + 1 }')" > "$W/arm.out" & apid=$! ;;
 		perf*) "$ARM" -p "$pid" -l "$LIB" -s "$OTHERS" -R "$W/arm.ready" \
 			-r "${c#perf}" -d "$SECS" > "$W/arm.out" & apid=$! ;;
 		multi*) "$ARM" -p "$pid" -l "$LIB" -s "$OTHERS" -R "$W/arm.ready" \
