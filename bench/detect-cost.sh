@@ -135,10 +135,16 @@ for ((r = 0; r < R; r++)); do
 			-r "${c#perf}" -d "$SECS" > "$W/arm.out" & apid=$! ;;
 		multi*) "$ARM" -p "$pid" -l "$LIB" -s "$OTHERS" -R "$W/arm.ready" \
 			-m -r "${c#multi}" -d "$SECS" > "$W/arm.out" & apid=$! ;;
-		tf*) unshare -m sh -c 'mount -t tracefs nodev "$1" && shift &&
-			exec "$@"' - /sys/kernel/tracing "$ARM" -p "$pid" -l "$LIB" \
-			-s "$OTHERS" -R "$W/arm.ready" -t /sys/kernel/tracing \
-			-r "${c#tf}" -d "$SECS" > "$W/arm.out" & apid=$! ;;
+		tf*) mkdir -p "$W/tracefs"
+			unshare -m sh -c 't=$1; shift
+				if [ -e /sys/kernel/tracing/uprobe_events ]; then
+					t=/sys/kernel/tracing
+				else
+					mount -t tracefs nodev "$t" || exit 1
+				fi
+				exec "$@" -t "$t"' - "$W/tracefs" "$ARM" -p "$pid" \
+			-l "$LIB" -s "$OTHERS" -R "$W/arm.ready" -r "${c#tf}" \
+			-d "$SECS" > "$W/arm.out" & apid=$! ;;
 		esac
 		[ -z "$apid" ] || waitfile "$W/arm.ready"
 		finish "$c"

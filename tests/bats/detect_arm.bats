@@ -26,13 +26,21 @@ setup() {
 }
 teardown() { detect_teardown; }
 
-# armed NAME: arm-run on NAME's process (its own tracefs mount), commands
+# armed NAME: arm-run on NAME's process (tracefs where it is mounted, or
+# mounted in arm-run's own mount namespace), commands
 # through fd CMDFD, output in $W/arm.out
 armed() {
 	mkfifo "$W/cmd"
-	unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec "$@"' \
-		- "$ARMRUN" -p "$(cat "$W/$1.pid")" -l "$LIB" -L "$LAUNCH" \
-		-S "$SYNC" -T /sys/kernel/tracing -g 600000 -r "$W/arm.ready" \
+	mkdir -p "$W/tracefs"
+	unshare -m sh -c 't=$1; shift
+		if [ -e /sys/kernel/tracing/uprobe_events ]; then
+			t=/sys/kernel/tracing
+		else
+			mount -t tracefs nodev "$t" || exit 1
+		fi
+		exec "$@" -T "$t"' \
+		- "$W/tracefs" "$ARMRUN" -p "$(cat "$W/$1.pid")" -l "$LIB" \
+		-L "$LAUNCH" -S "$SYNC" -g 600000 -r "$W/arm.ready" \
 		< "$W/cmd" > "$W/arm.out" 2>&1 &
 	PIDS+=($!)
 	DETPID=$!
@@ -114,4 +122,17 @@ traps() { sed -n 's/.*"traps":\([0-9]*\).*/\1/p' <<< "$1"; }
 	cat "$W/arm.out"
 	[ "$(traps "$c")" -eq 30 ]
 	grep -q '"disarms":0' <<< "$c"
+}
+
+@test "detect armed: the same kind of burst under today's detector (detect-run) takes one trap per launch, so the bound above fails for it" {
+	n=20000
+	hip p -f launch -n "$n"
+	detector -g 600000 -p "$(cat "$W/p.pid")"
+	go p
+	cmd counts '"counts"'
+	finish
+	h=$(grep '"counts"' "$W/det.out" | tail -n1 | sed -n 's/.*"hits":\([0-9]*\).*/\1/p')
+	echo "today's detector: $h program runs for $n launches"
+	[ "$h" -eq "$n" ]
+	[ "$h" -ge $((n / 4)) ]
 }
