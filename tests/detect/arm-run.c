@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,13 @@
 
 static struct gp_da da;
 static pid_t pid;
+static volatile sig_atomic_t stop;
+
+/* a test's teardown kills us: leave no tracefs event behind */
+static void on_term(int sig)
+{
+	stop = 1;
+}
 
 static void on_edge(void *ctx, const struct gp_edge *e)
 {
@@ -144,9 +152,11 @@ int main(int argc, char **argv)
 	}
 	if (ready && (f = fopen(ready, "w")))
 		fclose(f);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
 	pf[0] = (struct pollfd){ .fd = 0, .events = POLLIN };
 	pf[1] = (struct pollfd){ .fd = gp_da_fd(&da), .events = POLLIN };
-	for (;;) {
+	while (!stop) {
 		if (poll(pf, 2, 10) < 0 && errno != EINTR)
 			break;
 		gp_da_drain(&da);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -223,6 +224,31 @@ void gp_da_tick(struct gp_da *d)
 	}
 }
 
+/*
+ * Events a loader left behind when it died without its cleanup (killed):
+ * groups gpreempt_<pid> of a pid that no longer exists. Their uprobes
+ * stay registered, with no breakpoint anywhere, until removed here.
+ */
+static void sweep(struct gp_da *d)
+{
+	char p[160], line[PATH_MAX + 128], ev[96], del[112];
+	int owner;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/uprobe_events", d->tracefs);
+	f = fopen(p, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "p:%95s", ev) != 1 ||
+		    sscanf(ev, "gpreempt_%d/", &owner) != 1 || owner <= 0 ||
+		    owner == getpid() || !kill(owner, 0) || errno != ESRCH)
+			continue;
+		snprintf(del, sizeof(del), "-:%s\n", ev);
+		tp_write(d, del);
+	}
+	if (f)
+		fclose(f);
+}
+
 int gp_da_open(struct gp_da *d, const char *tracefs, __u64 rearm_ns,
 	       __u32 min_launches, gp_da_edge_fn edge, void *ctx)
 {
@@ -231,6 +257,7 @@ int gp_da_open(struct gp_da *d, const char *tracefs, __u64 rearm_ns,
 	memset(d, 0, sizeof(*d));
 	snprintf(d->tracefs, sizeof(d->tracefs), "%s", tracefs);
 	d->rearm_ns = rearm_ns;
+	sweep(d);
 	d->edge = edge;
 	d->ctx = ctx;
 	d->skel = detect_arm_bpf__open();
