@@ -6,12 +6,13 @@
 #
 # -> $(OUTPUT)/bpf-cost (host, dynamic), $(OUTPUT)/kfd-loop and
 #    $(OUTPUT)/startwait, $(OUTPUT)/ctl-lat, $(OUTPUT)/arb-lat,
-#    $(OUTPUT)/progstats (static: they run in the VM's busybox initramfs).
+#    $(OUTPUT)/progstats (static: they run in the VM's busybox initramfs),
+#    $(OUTPUT)/uprobe-arm (host; STATIC=1 for the GPU machine).
 include Makefile
 
 BENCH_TOOLS := $(OUTPUT)/bpf-cost $(OUTPUT)/kfd-loop $(OUTPUT)/startwait \
 	       $(OUTPUT)/ctl-lat $(OUTPUT)/imm-lat $(OUTPUT)/arb-lat \
-	       $(OUTPUT)/progstats $(OUTPUT)/gpu-scope
+	       $(OUTPUT)/progstats $(OUTPUT)/gpu-scope $(OUTPUT)/uprobe-arm
 .DEFAULT_GOAL := bench-tools
 
 .PHONY: bench-tools
@@ -34,6 +35,11 @@ endif
 $(OUTPUT)/bpf-cost: bench/bpf-cost.c $(OUTPUT)/bpf_cost.skel.h $(BENCH_FMT_LIB) | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(BENCH_FMT) $(LDFLAGS) $< $(BENCH_FMT_LIB) $(LDLIBS) -lpthread -o $@
+
+# The launch probe's traps and its arm/disarm cost (bench/detect-cost.sh).
+$(OUTPUT)/uprobe-arm: bench/uprobe-arm.c $(OUTPUT)/trap_count.skel.h | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
 
 # Immediate-path latency: the embeddable probe (libgp); host, and with
 # STATIC=1 into another OUTPUT for the VM (bench/run.sh part imm).

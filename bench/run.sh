@@ -29,6 +29,10 @@
 #       detect    launch detector (bench/detect.sh): added cost per
 #                 hipLaunchKernel call, probed and for a not-online
 #                 process mapping the same file, against unprobed (host)
+#       dcost     what a launch probe costs (bench/detect-cost.sh): traps
+#                 per burst of N launches, and request latency while
+#                 launch probes are armed and disarmed at 100 and 1,000
+#                 edges/s (perf uprobes, uprobe_multi, tracefs apply)
 #       arbiter   notify "busy" -> every offline process suspended
 #                 (bench/arbiter.sh: its own VM boot; --quick: K = 1, 4,
 #                 and 1, 8 over 8 GPUs, in the shared boot, 10 rounds each)
@@ -68,11 +72,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl gpus detect arbiter edge)
+[ ${#parts[@]} -gt 0 ] || parts=(overhead progs imm bpf ctl gpus detect dcost arbiter edge)
 for p in "${parts[@]}"; do
 	case $p in
-	overhead|progs|imm|bpf|ctl|gpus|detect|arbiter|edge) ;;
-	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, gpus, detect, arbiter, edge)" >&2; exit 2 ;;
+	overhead|progs|imm|bpf|ctl|gpus|detect|dcost|arbiter|edge) ;;
+	*) echo "bench/run.sh: unknown part '$p' (overhead, progs, imm, bpf, ctl, gpus, detect, dcost, arbiter, edge)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$OUT"
@@ -428,6 +432,22 @@ detect_part() {
 	fi
 }
 
+# What a launch probe costs: traps per burst, arming at 100 and 1,000
+# edges/s (bench/detect-cost.sh; docs/arbiter.md). Its table, or in quick
+# mode a TAP line (ran; one trap per probed call, no timing threshold).
+dcost_part() {
+	if ! scripts/rocr.sh path hiplibdir >/dev/null 2>&1; then
+		tap skip "dcost" "HIP runtime not cached (scripts/setup.sh)"
+		return
+	fi
+	if bench/detect-cost.sh $([ $quick = 1 ] && echo --quick) \
+		> "$OUT/detect-cost.txt" 2>&1; then
+		if [ $quick = 1 ]; then tap ok "dcost: one trap per probed launch, arming cases ran"; fi
+	else
+		tap fail "dcost" "$(tail -n1 "$OUT/detect-cost.txt")"
+	fi
+}
+
 vm_parts=()
 for p in "${parts[@]}"; do
 	case $p in
@@ -436,6 +456,7 @@ for p in "${parts[@]}"; do
 	ctl) vm_parts+=("$p"); ctl_host ;;
 	bpf) bpf_part ;;
 	detect) detect_part ;;
+	dcost) dcost_part ;;
 	arbiter) [ $quick = 1 ] && vm_parts+=("$p") ;;
 	# a second boot, with the HIP disk, costs more than quick mode's budget
 	edge) [ $quick = 0 ] || tap skip "edge" "full mode only (its own boot with the HIP disk)" ;;
@@ -456,6 +477,10 @@ else
 	if [ -s "$OUT/detect.txt" ]; then
 		echo
 		grep -A5 '^# launch detector' "$OUT/detect.txt"
+	fi
+	if [ -s "$OUT/detect-cost.txt" ]; then
+		echo
+		cat "$OUT/detect-cost.txt"
 	fi
 	if [[ " ${parts[*]} " == *" arbiter "* ]]; then
 		echo

@@ -68,7 +68,7 @@ esac
 build() {
 	make -s STATIC=1 OUTPUT="$OUT" BINDIR="$OUT/bin" \
 		"$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
-		"$OUT/kfd-exerciser" "$OUT/tests/detect-run" >&2
+		"$OUT/kfd-exerciser" "$OUT/tests/detect-run" "$OUT/tests/arm-run" >&2
 	rm -f "$OUT/rocr-probe" "$OUT/hip-launch"
 	[ -z "$ROCR" ] || scripts/rocr.sh build "$OUT" >&2
 	[ -z "$HIPDISK" ] || scripts/rocr.sh build-hip "$OUT" >&2
@@ -217,7 +217,8 @@ overlay_cpio() { # out
 	mkdir -p "$stage/gp/bin" "$stage/gp/tests/vm"
 	install -m 0755 tests/vm/init.sh "$stage/init"
 	cp "$OUT/bin/gpreempt-trace" "$OUT/bin/gpreempt-ctl" \
-	   "$OUT/kfd-exerciser" "$OUT/tests/detect-run" "$stage/gp/bin/"
+	   "$OUT/kfd-exerciser" "$OUT/tests/detect-run" "$OUT/tests/arm-run" \
+	   "$stage/gp/bin/"
 	[ -z "$HIPDISK" ] || cp "$OUT/hip-launch" "$stage/gp/bin/"
 	install -m 0755 scripts/watchdog.sh "$stage/gp/bin/gp-watchdog.sh"
 	cp tests/vm/*.sh "$stage/gp/tests/vm/"

@@ -8,6 +8,7 @@
  * line on stdout.
  *
  *   hip-launch [-l LIB] [-f FUNC] [-n N] [-k ROUNDS] [-r READY] [-g GO] [-s]
+ *              [-b K [-L] [-t SECS] [-i USEC]]
  *
  *   FUNC    launch (hipLaunchKernel, the default), launch_spt, ext
  *           (hipExtLaunchKernel), module (hipModuleLaunchKernel),
@@ -17,7 +18,13 @@
  *   -r      write READY (empty) once the library is loaded
  *   -g      before each round wait until GO exists, then remove it (the
  *           test's go-ahead: no sleeps in tests)
- *   -s      hipDeviceSynchronize after each round
+ *   -s      hipDeviceSynchronize after each round (with -b: each request)
+ *   -b      requests of K calls (a server's step); the round line then
+ *           has "req":{n, p50_ns, p99_ns, max_ns} of the requests' times
+ *           (-L), with the sync, the way a client sees a request
+ *   -t      with -b: the round runs for SECS (N is then ignored)
+ *   -i      with -b: USEC of idle (nanosleep) after each request, so a
+ *           round is a train of busy periods (bench/detect-cost.sh)
  *
  * Without a GPU every call returns an error (100, hipErrorNoDevice) and
  * nothing crashes; a uprobe on the entry point still fires on each call.
@@ -30,6 +37,7 @@
  * Exit: 0 done, 2 bad usage, 3 the library or a symbol cannot be loaded.
  */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +106,62 @@ static int call(const char *name, void *fn)
 	return ((launch_fn)fn)(NULL, one, one, NULL, 0, NULL);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Requests of k calls (and a sync with -s), timed one by one, for secs
+ * seconds or n calls; prints the round's "req" member. */
+static long requests(const char *fname, void *fn, sync_fn dsync, long n,
+		     long k, double secs, long idle_us, int sync, int *rc)
+{
+	struct timespec gap = { idle_us / 1000000, idle_us % 1000000 * 1000 };
+	size_t cap = 1 << 16, nr = 0;
+	uint64_t *lat = malloc(cap * sizeof(*lat)), t1, t2;
+	unsigned long long end = clk_ns(CLOCK_MONOTONIC) + secs * 1e9;
+	long calls = 0, i;
+
+	while (lat && (secs > 0 ? clk_ns(CLOCK_MONOTONIC) < end : calls < n)) {
+		t1 = clk_ns(CLOCK_MONOTONIC);
+		for (i = 0; i < k; i++)
+			*rc = call(fname, fn);
+		if (sync)
+			dsync();
+		t2 = clk_ns(CLOCK_MONOTONIC);
+		calls += k;
+		if (nr == cap) {
+			uint64_t *m = realloc(lat, 2 * cap * sizeof(*lat));
+
+			if (!m)
+				break;
+			lat = m;
+			cap *= 2;
+		}
+		lat[nr++] = t2 - t1;
+		if (idle_us)
+			nanosleep(&gap, NULL);
+	}
+	if (lat && nr) {
+		qsort(lat, nr, sizeof(*lat), cmp_u64);
+		printf("\"req\":{\"n\":%zu,\"k\":%ld,\"p50_ns\":%llu,"
+		       "\"p99_ns\":%llu,\"max_ns\":%llu},", nr, k,
+		       (unsigned long long)lat[nr / 2],
+		       (unsigned long long)lat[nr * 99 / 100],
+		       (unsigned long long)lat[nr - 1]);
+	}
+	free(lat);
+	return calls;
+}
+
 int main(int argc, char **argv)
 {
 	const char *lib = "libamdhip64.so.5", *fname = "launch";
 	const char *ready = NULL, *go = NULL, *sym = NULL;
-	long n = 1, rounds = 1, i, r;
+	long n = 1, rounds = 1, i, r, k = 0, idle_us = 0;
+	double secs = 0;
 	int opt, rc = 0, cnt = -1, sync = 0;
 	void *h, *fn;
 	sync_fn dsync = NULL;
@@ -110,7 +169,7 @@ int main(int argc, char **argv)
 	double t0, t;
 	unsigned long long t0_ns, boot_ns;
 
-	while ((opt = getopt(argc, argv, "l:f:n:k:r:g:s")) != -1) {
+	while ((opt = getopt(argc, argv, "l:f:n:k:r:g:sb:t:i:L")) != -1) {
 		switch (opt) {
 		case 'l': lib = optarg; break;
 		case 'f': fname = optarg; break;
@@ -119,13 +178,17 @@ int main(int argc, char **argv)
 		case 'r': ready = optarg; break;
 		case 'g': go = optarg; break;
 		case 's': sync = 1; break;
+		case 'b': k = atol(optarg); break;
+		case 't': secs = atof(optarg); break;
+		case 'i': idle_us = atol(optarg); break;
+		case 'L': break;	/* -b always times its requests */
 		default: return 2;
 		}
 	}
 	for (i = 0; i < (long)(sizeof(funcs) / sizeof(funcs[0])); i++)
 		if (!strcmp(funcs[i].name, fname))
 			sym = funcs[i].sym;
-	if (!sym || n < 0 || rounds < 1) {
+	if (!sym || n < 0 || rounds < 1 || k < 0 || idle_us < 0 || secs < 0) {
 		fprintf(stderr, "hip-launch: bad -f, -n or -k\n");
 		return 2;
 	}
@@ -150,15 +213,21 @@ int main(int argc, char **argv)
 		boot_ns = clk_ns(CLOCK_BOOTTIME);
 		t0_ns = clk_ns(CLOCK_MONOTONIC);	/* right before the first call */
 		t0 = now_s();
-		for (i = 0; i < n; i++)
-			rc = call(fname, fn);
+		printf("{");
+		if (k) {
+			i = requests(fname, fn, dsync, n, k, secs, idle_us,
+				     sync, &rc);
+		} else {
+			for (i = 0; i < n; i++)
+				rc = call(fname, fn);
+		}
 		t = now_s() - t0;
-		printf("{\"step\":\"round\",\"func\":\"%s\",\"calls\":%ld,"
+		printf("\"step\":\"round\",\"func\":\"%s\",\"calls\":%ld,"
 		       "\"status\":%d,\"seconds\":%.6f,\"per_s\":%.0f,"
 		       "\"t0_ns\":%llu,\"boot_off_ns\":%lld}\n",
-		       fname, n, rc, t, t > 0 ? n / t : 0.0, t0_ns,
+		       fname, i, rc, t, t > 0 ? i / t : 0.0, t0_ns,
 		       (long long)(boot_ns - t0_ns));
-		if (sync)
+		if (sync && !k)
 			printf("{\"step\":\"sync\",\"status\":%d}\n", dsync());
 		fflush(stdout);
 	}
