@@ -44,7 +44,7 @@ build() {
 	make -s -f bench/bench.mk OUTPUT="$B" LDLIBS="$libs" "$B/uprobe-arm"
 	make -s OUTPUT="$B" "$B/detect_arm.skel.h"
 	cc -O2 -g -std=gnu11 -Wall -Werror -D_GNU_SOURCE -I"$B" -Ibpf \
-		-Iuser/arbiter tests/detect/arm-run.c user/arbiter/detect_armed.c \
+		-Iuser/detect tests/detect/arm-run.c user/detect/detect_armed.c \
 		$libs -o "$B/arm-run"
 	ldd "$B/uprobe-arm" "$B/arm-run"
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# L1: the armed-while-idle launch detector (user/arbiter/detect_armed.c,
+# L1: the armed-while-idle launch detector (user/detect/detect_armed.c,
 # bpf/detect_arm.bpf.h; a prototype behind a flag) with real uprobes on
 # Debian trixie's libamdhip64 5.7.1 in a real process (no GPU: every call
 # returns 100, the probes still fire). Today's detector takes one trap

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # gp-disk: hip
 # The armed-while-idle launch detector (tests/detect/arm-run: user/
-# arbiter/detect_armed.c, bpf/detect_arm.bpf.h; a prototype behind a
+# detect/detect_armed.c, bpf/detect_arm.bpf.h; a prototype behind a
 # flag) on this guest's kernel, on Debian trixie's libamdhip64 5.7.1
 # under an unmodified program (hip-launch; no GPU, every call returns
 # 100, the probes still fire). What it shows per kernel (6.1, 6.12, 7.x):
