@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# L1: the launch detector reads what the online tenant controls (its
+# /proc/PID/maps, the file it mapped): issue 31's N1-N3 on the host, with
+# real files, real users, a real pty and the real daemon. A /proc fixture
+# (FIX/PID/maps, FIX/PID/root -> /) stands in for a process where the
+# test says so; the daemon tests use real processes.
+
+bats_require_minimum_version 1.5.0
+
+load detect_lib
+load daemon_helper
+
+setup() {
+	detect_setup
+	CTL=${GP_BIN:-$TOP/.output/bin}/gpreempt-ctl
+	U= DPID=
+}
+
+teardown() {
+	[ -n "${DPID:-}" ] && kill -KILL "$DPID" 2>/dev/null
+	[ -n "$U" ] && users_teardown "$U"
+	detect_teardown
+}
+
+# fixline PID LINE: the fixture's maps for PID is LINE
+fixline() {
+	mkdir -p "$W/fix/$1"
+	[ -e "$W/fix/$1/root" ] || ln -s / "$W/fix/$1/root"
+	printf '%s\n' "$2" > "$W/fix/$1/maps"
+}
+
+# devino FILE: "MM:mm INODE" of FILE as maps writes them (stat -L)
+devino() {
+	stat -L -c '%Hd:%Ld %i' "$1" |
+		awk '{ split($1, a, ":"); printf "%02x:%02x %s", a[1], a[2], $2 }'
+}
+
+@test "detect N1: a maps line over 4 KiB whose tail forges an entry is one line, not two" {
+	local head tail line
+	# the tail names the real HIP library (its device and inode): cut
+	# at 4,223 bytes (the old fixed buffer), it was scanned as mapped
+	head='7f0000000000-7f0000100000 r-xp 00000000 08:01 5 /'
+	tail="7f0000200000-7f0000300000 r-xp 00000000 $(devino "$HIP/libamdhip64.so.5") $HIP/libamdhip64.so.5"
+	line=$head$(printf 'a%.0s' $(seq $((4223 - ${#head}))))$tail
+	[ "${#line}" -gt 4300 ]
+	fixline 20 "$line"
+	run timeout 120 "$RUNNER" -x "$W/fix" -s 20 < /dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"scan":20,"ok":false'* ]]
+	[[ "$output" != *'"nlaunch":1'* ]]
+	# the whole line is one mapping, whose path is too long to open
+	[[ "$output" == *'has a path too long to open'* ]]
+}
+
+@test "detect N1: a FIFO or a device that maps names is never opened for reading: the scan does not wait" {
+	mkdir -p "$W/lib"
+	mkfifo "$W/lib/libamdhip64.so.7"
+	ln -s /dev/null "$W/lib/libamdhip64.so.8"
+	fixline 21 "7f0000000000-7f0000100000 r-xp 00000000 $(devino "$W/lib/libamdhip64.so.7") $W/lib/libamdhip64.so.7"
+	fixline 22 "7f0000000000-7f0000100000 r-xp 00000000 $(devino "$W/lib/libamdhip64.so.8") $W/lib/libamdhip64.so.8"
+	# the timeout only turns the old wait on the FIFO into a failure
+	run timeout 120 "$RUNNER" -x "$W/fix" -s 21 -s 22 < /dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"scan":21,"ok":false'*'libamdhip64.so.7 is not a regular file (not read)'* ]]
+	[[ "$output" == *'"scan":22,"ok":false'*'libamdhip64.so.8 is not a regular file (not read)'* ]]
+}
+
+@test "daemon N1: under setsid, a tenant's forged maps entry naming its pty gives the daemon no controlling terminal, and its ^C does not stop it" {
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	daemon_setup
+	U=gpn1u$$
+	users_setup n1 "gpn1g$$" "$U"
+	mkdir "$D/u" && chown "$U" "$D/u"
+	as "$U" /usr/bin/python3 "$BATS_TEST_DIRNAME/forge_maps.py" \
+		"$D/u" "$D/u/forged" "$D/u/go" 2> "$D/forge.err" &
+	wait_for "$D/u/forged" || { cat "$D/forge.err"; false; }
+	local fp
+	fp=$(head -n1 "$D/u/forged")
+	# a session leader with no terminal, as systemd starts it
+	setsid "$CTL" daemon -s "$D/s.sock" --ready "$D/d.ready" -v \
+		--detect launch 2> "$D/d.log" &
+	DPID=$!
+	wait_for "$D/d.ready"
+	[ "$(ps -o sid= -p "$DPID" | tr -d ' ')" = "$DPID" ]
+	"$CTL" daemon -s "$D/s.sock" --send "classify pid=$fp class=online"
+	wait_for "$D/d.log" "launches of pid $fp: not watched"
+	cat "$D/d.log"
+	# field 7 of stat: the controlling terminal (0: none)
+	[ "$(awk '{ print $7 }' "/proc/$DPID/stat")" = 0 ]
+	# the attacker types ^C on its pty: nothing reaches the daemon
+	touch "$D/u/go"
+	wait_for "$D/u/forged" typed
+	"$CTL" daemon -s "$D/s.sock" --send status | grep -qx ok
+	kill -0 "$DPID"
+	! grep -q "Interrupt" "$D/d.log"
+}
+
+@test "daemon N1: started as a session leader with a terminal (setsid -c on a pty), it gives the terminal up at start" {
+	command -v script >/dev/null || skip "no script(1)"
+	daemon_setup
+	# script(1) runs the line on a new pty; setsid -c makes the daemon
+	# a session leader whose controlling terminal is that pty (stdin)
+	cat > "$W/ctty.sh" <<-EOF
+	#!/bin/bash
+	setsid -c "$CTL" daemon -s "$W/c.sock" --ready "$W/c.ready" <&2 2> "$W/c.log" &
+	for _ in \$(seq $((WAIT_S * 10))); do
+		[ -s "$W/c.ready" ] && break
+		sleep 0.1
+	done
+	p=\$(cat "$W/c.ready")
+	echo "sid=\$(ps -o sid= -p \$p | tr -d ' ') pid=\$p tty=\$(awk '{ print \$7 }' /proc/\$p/stat)" > "$W/c.out"
+	kill \$p
+	wait
+	EOF
+	chmod +x "$W/ctty.sh"
+	timeout $((WAIT_S * 2)) script -qec "$W/ctty.sh" /dev/null
+	cat "$W/c.out" "$W/c.log"
+	# (the ready file is gone with the daemon: its pid is in c.out)
+	grep -Eqx 'sid=([0-9]+) pid=\1 tty=0' "$W/c.out"
+}
+
+@test "detect N2: a library truncated and rewritten while it is scanned never kills the reader (no mmap, no SIGBUS)" {
+	local lib=$W/lib/libamdhip64.so.5 i args=()
+	mkdir -p "$W/lib"
+	cp "$HIP/libamdhip64.so.5" "$lib"
+	fixline 30 "7f0000000000-7f0000100000 r-xp 00000000 $(devino "$lib") $lib"
+	# the tenant: cut the file to 4 KiB and write it back, over and
+	# over (the same inode: the identity check still passes)
+	python3 -c '
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+data = os.pread(fd, os.fstat(fd).st_size, 0)
+open(sys.argv[2], "w").close()
+while not os.path.exists(sys.argv[3]):
+    os.ftruncate(fd, 4096)
+    os.pwrite(fd, data[4096:], 4096)
+    time.sleep(0.001)
+' "$lib" "$W/trunc.on" "$W/trunc.stop" &
+	PIDS+=($!)
+	wait_for "$W/trunc.on"
+	for i in $(seq 2000); do args+=(-s 30); done
+	# (the old reader died of SIGBUS: exit 135, within a few scans)
+	run timeout 600 "$RUNNER" -x "$W/fix" "${args[@]}" < /dev/null
+	touch "$W/trunc.stop"
+	echo "$output" | sed "s/\"scan\":30,//" | sort | uniq -c | sort -rn | head -5
+	[ "$status" -eq 0 ]
+	# every scan answered: the entry points, or why not
+	[ "$(grep -c '"scan":30,' <<< "$output")" -eq 2000 ]
+}
