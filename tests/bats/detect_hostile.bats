@@ -14,12 +14,19 @@ load daemon_helper
 setup() {
 	detect_setup
 	CTL=${GP_BIN:-$TOP/.output/bin}/gpreempt-ctl
-	U= DPID=
+	U= DPID= MNT= MP=
 }
 
 teardown() {
 	[ -n "${DPID:-}" ] && kill -KILL "$DPID" 2>/dev/null
 	[ -n "$U" ] && users_teardown "$U"
+	if [ -n "${MNT:-}" ]; then
+		# the tenant first (it maps a file there), then the server
+		[ -n "${MP:-}" ] && kill -KILL "$MP" 2>/dev/null
+		kill -KILL "$FUSEPID" 2>/dev/null
+		wait "$FUSEPID" 2>/dev/null
+		umount -l "$MNT" 2>/dev/null
+	fi
 	detect_teardown
 }
 
@@ -149,4 +156,101 @@ while not os.path.exists(sys.argv[3]):
 	[ "$status" -eq 0 ]
 	# every scan answered: the entry points, or why not
 	[ "$(grep -c '"scan":30,' <<< "$output")" -eq 2000 ]
+}
+
+@test "detect N3: a pathological ELF (60,000 program headers, 100 .dynsym sections sharing a table) is refused at once, not walked" {
+	mkdir -p "$W/lib"
+	python3 "$BATS_TEST_DIRNAME/bad_elf.py" "$W/lib/libamdhip64.so.6"
+	python3 "$BATS_TEST_DIRNAME/bad_elf.py" "$W/lib/libamdhip64.so.9" 1 100 10000
+	fixline 40 "7f0000000000-7f0000100000 r-xp 00000000 $(devino "$W/lib/libamdhip64.so.6") $W/lib/libamdhip64.so.6"
+	fixline 41 "7f0000000000-7f0000100000 r-xp 00000000 $(devino "$W/lib/libamdhip64.so.9") $W/lib/libamdhip64.so.9"
+	# (the old reader spun on it for minutes: the timeout turns that
+	# into a failure, it is never reached)
+	run timeout 120 "$RUNNER" -x "$W/fix" -s 40 -s 41 < /dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"scan":40,"ok":false'*'libamdhip64.so.6 has too many or malformed program or section headers'* ]]
+	[[ "$output" == *'"scan":41,"ok":false'*'libamdhip64.so.9 has more than one .dynsym'* ]]
+}
+
+# tasks PID: threads of PID; kids PID: its child processes
+tasks() { ls "/proc/$1/task" | wc -l; }
+kids() { ps --ppid "$1" -o pid= | wc -l; }
+
+@test "daemon N3: an online process mapping a pathological ELF: its scans end, no thread or process of the daemon is left behind" {
+	daemon_setup
+	mkdir -p "$W/lib"
+	python3 "$BATS_TEST_DIRNAME/bad_elf.py" "$W/lib/libamdhip64.so.6"
+	python3 -c '
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 4096, prot=mmap.PROT_READ)
+open(sys.argv[2], "w").write("%d\n" % os.getpid())
+time.sleep(3600)
+' "$W/lib/libamdhip64.so.6" "$W/m.pid" &
+	PIDS+=($!)
+	wait_for "$W/m.pid"
+	local mp t0 t1
+	mp=$(cat "$W/m.pid")
+	"$CTL" daemon -s "$W/s.sock" --ready "$W/d.ready" -v \
+		--detect launch 2> "$W/d.log" &
+	DPID=$!
+	wait_for "$W/d.ready"
+	t0=$(tasks "$DPID")
+	"$CTL" daemon -s "$W/s.sock" --send "classify pid=$mp class=online"
+	wait_for "$W/d.log" "launches of pid $mp: not watched"
+	# a retry period (10 s) and more: the old daemon had left one
+	# spinning thread per scan by then (a scan abandoned at 5 s, the
+	# next one 10 s later). Passing does not depend on how long this is.
+	sleep 12
+	t1=$(tasks "$DPID")
+	echo "threads $t0 -> $t1, children $(kids "$DPID")"
+	[ "$t1" -le $((t0 + 1)) ]
+	# a scan process in flight at most (a retry), none left over
+	[ "$(kids "$DPID")" -le 1 ]
+	cat "$W/d.log"
+	grep -q "launches of pid $mp: not watched: $W/lib/libamdhip64.so.6 has too many or malformed program or section headers" "$W/d.log"
+	! grep -q "took over 5 s" "$W/d.log"
+}
+
+@test "daemon N3: a scan that blocks (a FUSE library whose reads never end) is killed at its deadline: no thread or process left behind" {
+	daemon_setup
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	local fuse t0 t1
+	fuse=$(dirname "$RUNNER")/fuse-lib
+	[ -x "$fuse" ] || skip "no fuse-lib at $fuse"
+	MNT=$W/mnt
+	mkdir "$MNT"
+	"$fuse" "$MNT" &
+	FUSEPID=$!
+	wait_for "$MNT/1"
+	# the tenant maps it (MAP_PRIVATE, no page touched: no read yet)
+	python3 -c '
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 4096, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+open(sys.argv[2], "w").write("%d\n" % os.getpid())
+time.sleep(3600)
+' "$MNT/1/libamdhip64.so.5" "$W/m.pid" &
+	MP=$!
+	wait_for "$W/m.pid"
+	"$CTL" daemon -s "$W/s.sock" --ready "$W/d.ready" -v \
+		--detect launch 2> "$W/d.log" &
+	DPID=$!
+	wait_for "$W/d.ready"
+	t0=$(tasks "$DPID")
+	"$CTL" daemon -s "$W/s.sock" --send "classify pid=$MP class=online"
+	# two scans, each blocked in the read, each killed at 5 s
+	wait_count "$W/d.log" "launches of pid $MP: not watched: reading its maps or library took over 5 s (the scan's process is killed)" 2
+	cat "$W/d.log"
+	t1=$(tasks "$DPID")
+	echo "threads $t0 -> $t1, children $(kids "$DPID")"
+	# (the old daemon kept one thread blocked per scan: t0 + 2 here)
+	[ "$t1" -le $((t0 + 1)) ]
+	# the two killed scan processes at most: a read that the FUSE
+	# server has taken cannot be interrupted (the kernel waits for its
+	# answer, D state), so they go when the server does; never more
+	# than ARBL_MAX_JOBS (4) such, then no new scan starts
+	[ "$(kids "$DPID")" -le 2 ]
+	"$CTL" daemon -s "$W/s.sock" --send status | grep -qx ok
 }
