@@ -107,15 +107,21 @@ static int match(const char *name)
 	return -1;
 }
 
-/* File offset of an address: its executable PT_LOAD segment's. */
-static uint64_t to_off(const Elf64_Phdr *ph, int n, uint64_t va)
+/* File offset of an address: its executable PT_LOAD segment's, inside
+ * the file (0: none). */
+static uint64_t to_off(const Elf64_Phdr *ph, int n, uint64_t va,
+		       uint64_t size)
 {
+	uint64_t o;
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
-		    va >= ph[i].p_vaddr && va - ph[i].p_vaddr < ph[i].p_filesz)
-			return va - ph[i].p_vaddr + ph[i].p_offset;
+		    va >= ph[i].p_vaddr && va - ph[i].p_vaddr < ph[i].p_filesz) {
+			o = va - ph[i].p_vaddr;
+			return ph[i].p_offset < size && o < size - ph[i].p_offset ?
+			       o + ph[i].p_offset : 0;
+		}
 	return 0;
 }
 
@@ -212,7 +218,8 @@ static int dynsym(struct rd *r, struct elf *e,
 				continue;
 			m = match(str + s->st_name);
 			if (m >= 0 && !off[m])
-				off[m] = to_off(e->ph, e->nph, s->st_value);
+				off[m] = to_off(e->ph, e->nph, s->st_value,
+						 r->size);
 		}
 	}
 	free(str);
