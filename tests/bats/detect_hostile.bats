@@ -254,3 +254,32 @@ time.sleep(3600)
 	[ "$(kids "$DPID")" -le 2 ]
 	"$CTL" daemon -s "$W/s.sock" --send status | grep -qx ok
 }
+
+@test "daemon N5: a library path with escapes and CR reaches the log escaped" {
+	daemon_setup
+	local dir mp
+	dir=$W/lib/$'\033[31mred\r\033[2Kgone'
+	mkdir -p "$dir"
+	echo text > "$dir/libamdhip64.so.5"
+	python3 -c '
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 4, prot=mmap.PROT_READ)
+open(sys.argv[2], "w").write("%d\n" % os.getpid())
+time.sleep(3600)
+' "$dir/libamdhip64.so.5" "$W/m.pid" &
+	PIDS+=($!)
+	wait_for "$W/m.pid"
+	mp=$(cat "$W/m.pid")
+	"$CTL" daemon -s "$W/s.sock" --ready "$W/d.ready" -v \
+		--detect launch 2> "$W/d.log" &
+	DPID=$!
+	wait_for "$W/d.ready"
+	"$CTL" daemon -s "$W/s.sock" --send "classify pid=$mp class=online"
+	wait_for "$W/d.log" "launches of pid $mp: not watched"
+	cat -A "$W/d.log"
+	# no ESC, no CR anywhere in the log; each became '?'
+	! grep -q $'\033' "$W/d.log"
+	! grep -q $'\r' "$W/d.log"
+	grep -qF "launches of pid $mp: not watched: $W/lib/?[31mred??[2Kgone/libamdhip64.so.5 is not an ELF file" "$W/d.log"
+}

@@ -28,6 +28,7 @@
 #include "daemon_module.h"
 #include "detect_launch.h"
 #include "offjob.h"
+#include "text.h"
 #include "util.h"
 
 #define ARBL_SCAN_DEADLINE_NS (5 * NSEC_PER_SEC)
@@ -298,7 +299,7 @@ static void scan_done(struct daemon *d, struct arbl_proc *lp, uint64_t now,
 {
 	struct arbiter *a = arb_of(d);
 	struct arbl_res *s = &lp->job->res;
-	char why[GP_DL_REASON] = "", pre[48];
+	char why[GP_DL_REASON] = "", pre[48], t[PATH_MAX];
 	int n = whole ? s->err : -ECHILD;
 
 	/* the child parsed hostile input: its strings end, its pid is the
@@ -307,6 +308,12 @@ static void scan_done(struct daemon *d, struct arbl_proc *lp, uint64_t now,
 	s->lib.path[sizeof(s->lib.path) - 1] = 0;
 	s->lib.open_path[sizeof(s->lib.open_path) - 1] = 0;
 	s->lib.reason[sizeof(s->lib.reason) - 1] = 0;
+	/* and its text is escaped again for the log (text.h) */
+	gp_text_safe(t, sizeof(t), s->lib.path, sizeof(s->lib.path));
+	snprintf(s->lib.path, sizeof(s->lib.path), "%s", t);
+	gp_text_safe(t, sizeof(s->lib.reason), s->lib.reason,
+		     sizeof(s->lib.reason));
+	memcpy(s->lib.reason, t, strlen(t) + 1);
 	snprintf(pre, sizeof(pre), "/proc/%d/", lp->pid);
 	if (!n && (strncmp(s->lib.open_path, pre, strlen(pre)) ||
 		   strstr(s->lib.open_path, "/../")))
