@@ -283,3 +283,37 @@ time.sleep(3600)
 	! grep -q $'\r' "$W/d.log"
 	grep -qF "launches of pid $mp: not watched: $W/lib/?[31mred??[2Kgone/libamdhip64.so.5 is not an ELF file" "$W/d.log"
 }
+
+@test "daemon N4: a process that keeps launching keeps its busy past --busy-max: launches are activity" {
+	daemon_setup
+	local p r0 r1 SOCK=$W/s.sock
+	# an unmodified HIP process: one launch a round, rounds on demand
+	hip srv -f launch -n 1 -k 1000000
+	p=$(cat "$W/srv.pid")
+	# the 60 s grace never ends a busy period here: only --busy-max could
+	"$CTL" daemon -s "$SOCK" --ready "$W/d.ready" -v --detect launch \
+		--launch-grace 60s --busy-max 3s \
+		--offline uid=0,comm=no-such-job 2> "$W/d.log" &
+	DPID=$!
+	wait_for "$W/d.ready"
+	"$CTL" daemon -s "$SOCK" --send "classify pid=$p class=online"
+	wait_for "$W/d.log" "launches of pid $p: 13 probes"
+	# the launcher: a round every 50 ms, until the test ends
+	( while [ ! -e "$W/stop" ]; do touch "$W/srv.go"; sleep 0.05; done ) &
+	PIDS+=($!)
+	wait_for "$W/d.log" "launches of pid $p: busy"
+	r0=$(grep -c '"step":"round"' "$W/srv.out")
+	# three --busy-max periods of launching (the old daemon ended the
+	# busy 3 s after its edge: online_busy 0, busy_expired 1)
+	sleep 9
+	run -0 "$CTL" policy -j -s "$SOCK"
+	touch "$W/stop"
+	r1=$(grep -c '"step":"round"' "$W/srv.out")
+	echo "rounds $r0 -> $r1"
+	echo "$output"
+	# it launched all along
+	[ "$r1" -gt $((r0 + 20)) ]
+	grep -q '"online_busy":1' <<<"$output"
+	grep -q '"busy_expired":0' <<<"$output"
+	! grep -q "launches of pid $p: idle" "$W/d.log"
+}

@@ -54,6 +54,7 @@ struct arbl_proc {
 	int pid, state, last_err;
 	bool busy;
 	uint64_t retry_at;
+	uint64_t last_launch;	/* BPF's last_ns when last seen */
 	struct arbl_scan *job;	/* its scan, in a child process */
 };
 
@@ -359,6 +360,18 @@ static void check_grace(struct daemon *d, struct arbl_proc *lp, uint64_t now)
 
 	if (!lp->busy || gp_dl_state(&arbl.dl, lp->pid, &st))
 		return;
+	/* launches since the last look are work: they renew the busy, so
+	 * --busy-max bounds a launcher's silence, never its work (issue 31,
+	 * N4: a server launching every 1 ms, never syncing, lost its busy
+	 * at --busy-max and offline ran under it) */
+	if (st.last_ns != lp->last_launch) {
+		lp->last_launch = st.last_ns;
+		gp_policy_activity(&arb_of(d)->pol, now, lp->pid,
+				   &arb_of(d)->act);
+	}
+	/* look again well within --busy-max */
+	if (arb_of(d)->cfg.busy_max_ns)
+		deadline(now + arb_of(d)->cfg.busy_max_ns / 2);
 	end = st.last_ns + grace;
 	if (now >= end) {
 		gp_dl_set_idle(&arbl.dl, lp->pid);
