@@ -317,3 +317,41 @@ time.sleep(3600)
 	grep -q '"busy_expired":0' <<<"$output"
 	! grep -q "launches of pid $p: idle" "$W/d.log"
 }
+
+# hup TEXT: SIGHUP the daemon, then its log holds TEXT
+hup() {
+	kill -HUP "$DPID"
+	wait_for "$W/d.log" "$1"
+}
+
+@test "daemon N11: a reload turns the launch detector on, changes its grace and turns it off; policy names every active detector" {
+	daemon_setup
+	local p SOCK=$W/s.sock
+	hip srv -f launch -n 1 -k 3
+	p=$(cat "$W/srv.pid")
+	printf 'socket %s\ndetect notify\n' "$SOCK" > "$W/conf"
+	"$CTL" daemon --config "$W/conf" --ready "$W/d.ready" -v 2> "$W/d.log" &
+	DPID=$!
+	wait_for "$W/d.ready"
+	"$CTL" daemon -s "$SOCK" --send "classify pid=$p class=online"
+	"$CTL" daemon -s "$SOCK" --send policy | grep -q '^arbiter .* detect=notify '
+	# on: the detector starts and scans the online process
+	printf 'socket %s\ndetect notify,launch\nlaunch-grace 60s\n' "$SOCK" > "$W/conf"
+	hup "launches of pid $p: 13 probes"
+	grep -q "arbiter: reloaded: .*detect notify,launch," "$W/d.log"
+	"$CTL" daemon -s "$SOCK" --send policy | grep -q '^arbiter .* detect=notify,launch '
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q '"detect":"notify,launch"' <<<"$output"
+	go srv
+	wait_for "$W/d.log" "launches of pid $p: busy"
+	# a new grace: the detector starts again with it (busy ends, rescan)
+	printf 'socket %s\ndetect notify,launch\nlaunch-grace 30s\n' "$SOCK" > "$W/conf"
+	hup "launch detection on: .*--launch-grace 30000 ms"
+	wait_count "$W/d.log" "launches of pid $p: 13 probes" 2
+	# off: its busy ends, its probes go
+	printf 'socket %s\ndetect notify\n' "$SOCK" > "$W/conf"
+	hup "arbiter: reloaded: .*detect notify,"
+	"$CTL" daemon -s "$SOCK" --send policy | grep -q '^arbiter .* online_busy=0 detect=notify '
+	cat "$W/d.log"
+	[ "$(grep -c "launches of pid $p: idle (launch detection off)" "$W/d.log")" -ge 1 ]
+}

@@ -190,6 +190,9 @@ void arbl_start(struct daemon *d);
 void arbl_stop(struct daemon *d);
 void arbl_tick(struct daemon *d);
 uint64_t arbl_deadline(const struct daemon *d);
+/* Every active detector, "notify,queues,launch" (in buf, returned). */
+const char *arb_detect_names(const struct arbiter_opts *o, char *buf,
+			     size_t len);
 
 /* arbiter_queues.c: the embedded tracer feeding the watcher. */
 struct gp_event;

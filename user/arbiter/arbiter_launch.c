@@ -273,9 +273,9 @@ void arbl_start(struct daemon *d)
 		     "call's return or after --launch-grace");
 }
 
-static void lremove(struct daemon *d, struct arbl_proc *lp)
+static void lremove(struct daemon *d, struct arbl_proc *lp, const char *why)
 {
-	set_busy(d, lp, false, "no longer online");
+	set_busy(d, lp, false, why);
 	if (lp->state == ARBL_ATTACHED)
 		gp_dl_detach(&arbl.dl, lp->pid);
 	scan_end(lp);
@@ -287,7 +287,7 @@ void arbl_stop(struct daemon *d)
 	if (!arbl.on)
 		return;
 	while (arbl.n)
-		lremove(d, &arbl.p[0]);
+		lremove(d, &arbl.p[0], "launch detection off");
 	daemon_io_remove(d, gp_dl_fd(&arbl.dl));
 	gp_dl_close(&arbl.dl);
 	arbl.on = false;
@@ -402,7 +402,7 @@ void arbl_tick(struct daemon *d)
 		lp = &arbl.p[i];
 		p = arb_find(a, lp->pid);
 		if (!p || p->cls != GP_CLASS_ONLINE) {
-			lremove(d, lp);
+			lremove(d, lp, "no longer online");
 			continue;
 		}
 		if ((lp->state == ARBL_NEW || lp->state == ARBL_UNWATCHED) &&

@@ -334,6 +334,7 @@ static void do_policy(struct daemon *d, struct client *c)
 	const struct gp_policy *v;
 	const struct gp_policy_stats *s;
 	uint64_t now = monotonic_ns();
+	char det[32];
 	int i, k;
 
 	gp_policy_tick(&a->pol, now, &a->act);
@@ -350,8 +351,7 @@ static void do_policy(struct daemon *d, struct client *c)
 	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu "
 	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu\n",
 	     gp_pstate_name(v->state), gp_policy_online_busy(v),
-	     a->o->detect_notify && a->o->detect_queues ? "notify,queues" :
-	     a->o->detect_queues ? "queues" : "notify",
+	     arb_detect_names(a->o, det, sizeof(det)),
 	     (unsigned long long)a->cfg.resume_after_ns,
 	     a->cfg.min_offline_share, (unsigned long long)a->cfg.window_ns,
 	     (unsigned long long)a->cfg.max_hold_ns,
