@@ -57,6 +57,7 @@ struct arbiter {
 	uint64_t started, next_scan;
 	uint64_t trigger_ns;	/* when the last busy arrived */
 	uint64_t busy_expired_said;	/* pol.st.busy_expired logged */
+	uint64_t refused;	/* busy/idle refused: not online (W1, N15) */
 	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
 	uint64_t next_poll;
 	struct gp_qwatch qw;	/* --detect queues */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arbiter_int.h"
+#include "text.h"
 #include "arb_proto.h"
 #include "util.h"
 
@@ -92,7 +93,7 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 	struct arbiter *a = arb_of(d);
 	struct arb_proc *p = arb_find(a, pid);
 	enum gp_pclass cls;
-	char err[512];
+	char err[512], cm[32];
 
 	if (p && may_name(c, pid, p->uid, "signal for", e))
 		return NULL;
@@ -105,10 +106,43 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 			gp_err_set(e, GP_EXIT_USAGE, EEXIST, "%s", err);
 			return NULL;
 		}
-		/* With no --online selector, the signal itself makes a
-		 * process online. */
-		if (cls == GP_CLASS_NONE && !a->cls.n_online)
+		/*
+		 * With no --online selector, the signal itself makes a
+		 * process online, for an admin only (root on the admin
+		 * socket, --admin-cgroup). A tenant's process becomes online
+		 * through what the admin wrote: an --online selector
+		 * (uid=N, cgroup=PATH) or the admin's (or, with
+		 * --tenant-classify, its own) classify. Else any local user
+		 * on the tenant socket would hold offline work and have its
+		 * files read and parsed by root (the launch detector; issue
+		 * 31, N15). docs/reliability.md, "Who may become online".
+		 */
+		if (cls == GP_CLASS_NONE && !a->cls.n_online && c->admin)
 			cls = GP_CLASS_ONLINE;
+		/* Refused before it is added: a refused request leaves
+		 * nothing in the table (W1) */
+		if (cls != GP_CLASS_ONLINE) {
+			if (cls == GP_CLASS_NONE && !a->cls.n_online)
+				gp_err_set(e, GP_EXIT_USAGE, EPERM, "pid %d "
+					   "(%s) is not online: with no "
+					   "--online selector a tenant may "
+					   "not make a process online (the "
+					   "admin adds --online uid=%u or "
+					   "cgroup=PATH, or classifies it)",
+					   pid, gp_text_safe(cm, sizeof(cm),
+					   ds->pd->comm, sizeof(ds->pd->comm)),
+					   ds->pd->uid);
+			else
+				gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d "
+					   "(%s) is %s, not online: add an "
+					   "--online selector or 'classify "
+					   "pid=%d class=online'", pid,
+					   gp_text_safe(cm, sizeof(cm),
+					   ds->pd->comm, sizeof(ds->pd->comm)),
+					   gp_pclass_name(cls), pid);
+			a->refused++;
+			return NULL;
+		}
 		p = arb_add(a, ds->pd, cls);
 		if (!p) {
 			dlimit(GP_LIMIT_ARB_PROCS, "busy/idle for pid %d of "
@@ -349,7 +383,7 @@ static void do_policy(struct daemon *d, struct client *c)
 	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
 	     "budget_resumes=%llu max_hold_resumes=%llu "
 	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu "
-	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu\n",
+	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu refused=%llu\n",
 	     gp_pstate_name(v->state), gp_policy_online_busy(v),
 	     arb_detect_names(a->o, det, sizeof(det)),
 	     (unsigned long long)a->cfg.resume_after_ns,
@@ -363,7 +397,8 @@ static void do_policy(struct daemon *d, struct client *c)
 	     (unsigned long long)s->failures,
 	     (unsigned long long)(now - a->started), arb_spoofable(a),
 	     (unsigned long long)a->cfg.busy_max_ns,
-	     (unsigned long long)s->busy_expired);
+	     (unsigned long long)s->busy_expired,
+	     (unsigned long long)a->refused);
 	for (i = 0; i < a->n; i++) {
 		const struct arb_proc *p = &a->p[i];
 		unsigned int busy = 0;
