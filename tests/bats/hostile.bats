@@ -254,3 +254,44 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 	wait_log "for pid $victim (gp?[2Jx)"
 	! grep -q $'\033' "$T/log"
 }
+
+# A root stand-in daemon whose policy reply holds the lines a stuck
+# process gives (user/arbiter/arbiter_req.c: quoted reasons with spaces).
+@test "daemon --send policy and policy take unwatched and unclassified lines with quoted reasons (issue 31 N12)" {
+	pubdir
+	/usr/bin/python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o600); s.listen(8)
+open(sys.argv[2], "w").close()
+reply = (b"arbiter state=idle online_busy=0 detect=notify resume_after_ns=2000000 "
+         b"min_offline_share=0 window_ns=1000000000 max_hold_ns=10000000000 "
+         b"busy_periods=0 suspends=0 resumes=0 budget_resumes=0 "
+         b"max_hold_resumes=0 cancelled_resumes=0 failures=0 uptime_ns=1 "
+         b"spoofable=none busy_max_ns=60000000000 busy_expired=0\n"
+         b"unwatched pid=4242 reason=\"memory read stuck\"\n"
+         b"unclassified pid=4343 reason=\"/proc read stuck\"\n"
+         b"ok\n")
+while True:
+    c, _ = s.accept()
+    try:
+        c.recv(4096); c.sendall(reply)
+    except OSError:
+        pass
+    c.close()
+' "$PUB/ctl.sock" "$PUB/up" &
+	DPID=$!
+	for _ in $(seq 600); do
+		[ -e "$PUB/up" ] && break
+		sleep 0.1
+	done
+	run -0 "$CTL" daemon --socket "$PUB/ctl.sock" --send policy
+	[[ "$output" == *'unwatched pid=4242 reason="memory read stuck"'* ]]
+	[ "${lines[-1]}" = ok ]
+	run -0 "$CTL" policy -s "$PUB/ctl.sock"
+	echo "$output"
+	[[ "$output" == *"4242     not watched: memory read stuck"* ]]
+	[[ "$output" == *"4343     unclassified: /proc read stuck"* ]]
+	run -0 "$CTL" policy -j -s "$PUB/ctl.sock"
+	[[ "$output" == *'{"type":"unwatched","pid":4242,"reason":"memory read stuck"}'* ]]
+}
