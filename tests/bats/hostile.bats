@@ -295,3 +295,44 @@ while True:
 	run -0 "$CTL" policy -j -s "$PUB/ctl.sock"
 	[[ "$output" == *'{"type":"unwatched","pid":4242,"reason":"memory read stuck"}'* ]]
 }
+
+# Every `gpreempt-ctl daemon ...` line of `daemon --help` (continuations
+# joined, the comment and a trailing & dropped), started for real in a
+# mount namespace of its own: /run a tmpfs (the default socket's folder),
+# /etc a copy with the example's group and /etc/gpreempt/gpreempt.conf
+# (packaging/gpreempt.conf). Each must get as far as listening (--ready
+# added); the client lines (--send, socat) are the daemon's to answer.
+@test "daemon --help: every example that starts a daemon runs (issue 31 N14)" {
+	command -v unshare >/dev/null || skip "no unshare"
+	pubdir
+	local top=$BATS_TEST_DIRNAME/../.. ex n=0 i=0
+	cp -a /etc "$PUB/etc"
+	grep -q '^gpreempt:' "$PUB/etc/group" ||
+		echo 'gpreempt:x:4242:' >> "$PUB/etc/group"
+	mkdir -p "$PUB/etc/gpreempt"
+	cp "$top/packaging/gpreempt.conf" "$PUB/etc/gpreempt/gpreempt.conf"
+	"$CTL" daemon --help | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' |
+		sed -n 's/^ *\(gpreempt-ctl daemon.*\)$/\1/p' |
+		grep -v -- '--send' | sed 's/ *#.*//; s/ *&$//' > "$PUB/examples"
+	cat "$PUB/examples"
+	[ "$(wc -l < "$PUB/examples")" -ge 6 ]
+	while read -r ex; do
+		i=$((i + 1))
+		rm -f "$PUB/ready"
+		# shellcheck disable=SC2086
+		run timeout 60 unshare --mount --propagation private sh -c '
+			mount -t tmpfs none /run && mount --bind "$1/etc" /etc || exit 9
+			ctl=$2; shift 2
+			"$ctl" "$@" --ready "'"$PUB"'/ready" 2> "'"$PUB"'/log.'$i'" &
+			d=$!
+			for _ in $(seq 300); do
+				[ -s "'"$PUB"'/ready" ] && { kill $d; wait $d; exit $?; }
+				kill -0 $d 2>/dev/null || break
+				sleep 0.1
+			done
+			wait $d; echo "exit $?"; exit 1' sh "$PUB" "$CTL" ${ex#gpreempt-ctl }
+		echo "$ex: $status $output"
+		[ "$status" -eq 0 ] || { cat "$PUB/log.$i"; n=$((n + 1)); }
+	done < "$PUB/examples"
+	[ "$n" -eq 0 ]
+}
