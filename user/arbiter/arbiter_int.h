@@ -134,6 +134,9 @@ void arb_discover_tick(struct daemon *d, const int *pids, int n,
 /* Only the take, every round (a job's end wakes the loop: offjob.h). */
 void arb_discover_take(struct daemon *d, uint64_t now);
 void arb_discover_stop(struct arbiter *a);
+/* Forget the KFD processes no selector classed (a reload: new selectors
+ * may class them; the next scan describes them again). */
+void arb_ignored_clear(void);
 /* A described process not seen before: classified and added. */
 void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
 

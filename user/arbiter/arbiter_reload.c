@@ -221,6 +221,7 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 		moved += arb_set_class(d, p, cls, conflict,
 				       "reclassified (reload)");
 	}
+	arb_ignored_clear();	/* classed by the new selectors? */
 	a->next_scan = 0;	/* new offline processes: at once */
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
