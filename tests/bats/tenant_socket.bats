@@ -68,14 +68,14 @@ in_cgroup() {
 		--offline uid=0,comm=no-such-job
 	tenant_target
 	run -2 as "$UA" "$CTL" notify busy --pid "$TARGET" -s "$TSOCK"
-	[[ "$output" == *"pid $TARGET (sleep) is not online: with no --online selector a tenant may not make a process online (the admin adds --online uid=$(id -u "$UA") or cgroup=PATH, or classifies it)"* ]]
+	[[ "$output" == *"pid $TARGET (sleep) is none, not online: with no --online selector a tenant may not make a process online (the admin adds --online uid=$(id -u "$UA") or cgroup=PATH, or classifies it)"* ]]
 	run -2 as "$UA" "$CTL" daemon --socket "$TSOCK" --send "busy pid=$TARGET"
 	run -0 "$CTL" policy -j -s "$SOCK"
 	echo "$output"
 	! grep -q "\"type\":\"proc\",\"pid\":$TARGET," <<<"$output"
 	grep -q '"online_busy":0' <<<"$output"
 	grep -q '"refused":2' <<<"$output"
-	grep -q "refused busy from pid [0-9]* uid $(id -u "$UA"): pid $TARGET (sleep) is not online" "$D/log"
+	grep -q "refused busy from pid [0-9]* uid $(id -u "$UA"): pid $TARGET (sleep) is none, not online" "$D/log"
 	# the admin (root on the admin socket) may
 	run -0 "$CTL" notify busy --pid "$TARGET" -s "$SOCK"
 	run -0 "$CTL" policy -j -s "$SOCK"

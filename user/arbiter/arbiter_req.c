@@ -106,40 +106,24 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 			gp_err_set(e, GP_EXIT_USAGE, EEXIST, "%s", err);
 			return NULL;
 		}
-		/*
-		 * With no --online selector, the signal itself makes a
-		 * process online, for an admin only (root on the admin
-		 * socket, --admin-cgroup). A tenant's process becomes online
-		 * through what the admin wrote: an --online selector
-		 * (uid=N, cgroup=PATH) or the admin's (or, with
-		 * --tenant-classify, its own) classify. Else any local user
-		 * on the tenant socket would hold offline work and have its
-		 * files read and parsed by root (the launch detector; issue
-		 * 31, N15). docs/reliability.md, "Who may become online".
-		 */
+		/* No --online selector: an admin's busy makes a process
+		 * online, a tenant's does not (the admin lists it: issue 31
+		 * N15, docs/reliability.md "Who may become online"). Refused
+		 * before it is added: a refusal leaves nothing (W1). */
 		if (cls == GP_CLASS_NONE && !a->cls.n_online && c->admin)
 			cls = GP_CLASS_ONLINE;
-		/* Refused before it is added: a refused request leaves
-		 * nothing in the table (W1) */
 		if (cls != GP_CLASS_ONLINE) {
-			if (cls == GP_CLASS_NONE && !a->cls.n_online)
-				gp_err_set(e, GP_EXIT_USAGE, EPERM, "pid %d "
-					   "(%s) is not online: with no "
-					   "--online selector a tenant may "
-					   "not make a process online (the "
-					   "admin adds --online uid=%u or "
-					   "cgroup=PATH, or classifies it)",
-					   pid, gp_text_safe(cm, sizeof(cm),
-					   ds->pd->comm, sizeof(ds->pd->comm)),
-					   ds->pd->uid);
-			else
-				gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d "
-					   "(%s) is %s, not online: add an "
-					   "--online selector or 'classify "
-					   "pid=%d class=online'", pid,
-					   gp_text_safe(cm, sizeof(cm),
-					   ds->pd->comm, sizeof(ds->pd->comm)),
-					   gp_pclass_name(cls), pid);
+			gp_text_safe(cm, sizeof(cm), ds->pd->comm,
+				     sizeof(ds->pd->comm));
+			gp_err_set(e, GP_EXIT_USAGE, EPERM, "pid %d (%s) is "
+				   "%s, not online: %s%u%s", pid, cm,
+				   gp_pclass_name(cls), !a->cls.n_online ?
+				   "with no --online selector a tenant may "
+				   "not make a process online (the admin adds "
+				   "--online uid=" : "add an --online selector "
+				   "(e.g. uid=", ds->pd->uid, !a->cls.n_online ?
+				   " or cgroup=PATH, or classifies it)" :
+				   ") or 'classify pid=N class=online'");
 			a->refused++;
 			return NULL;
 		}
