@@ -9,7 +9,7 @@
 # unit  L0: C unit tests of pure logic (tests/unit)
 # bpf   L1: BPF logic under BPF_PROG_TEST_RUN in the host kernel (tests/bpf)
 # bats  CLI tests of the real binaries on the host (tests/bats)
-# fuzz  the socket protocol parser under libFuzzer, time-bounded
+# fuzz  the socket protocol, maps and ELF parsers under libFuzzer, time-bounded
 # doc   every shell block of README.md and docs/*.md, as its tag says (host,
 #       6.12 guest), and no tracked file names a path outside the tree
 # vm    L2: the static tools against real KFD in QEMU, every kernel

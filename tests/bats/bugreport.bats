@@ -88,3 +88,29 @@ load daemon_helper
 	[ -s "$f" ]
 	[[ "${lines[0]}" == "$f" ]]
 }
+
+@test "bugreport -o: created afresh, mode 0600; a symlink or a file another user planted is refused and left as it was (issue 31 N9)" {
+	# another user's own folder (not sticky: the kernel's
+	# protected_symlinks does not apply), where root writes the report
+	local pub=$D/pub
+	chmod 0755 "$D"
+	mkdir -m 0755 "$pub"
+	chown 65534:65534 "$pub"
+	echo "root's file" > "$D/victim"
+	# another user plants a symlink to one of root's files, and a file
+	# of its own (it could read the report later)
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		ln -s "$D/victim" "$pub/link.tgz"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		sh -c 'umask 0; : > "$1"' - "$pub/planted.tgz"
+	run -1 "$CTL" bugreport -o "$pub/link.tgz"
+	[[ "$output" == *"cannot create $pub/link.tgz: File exists (a report never replaces a file or follows a symlink)"* ]]
+	[ "$(cat "$D/victim")" = "root's file" ]
+	[ -L "$pub/link.tgz" ]
+	run -1 "$CTL" bugreport -o "$pub/planted.tgz"
+	[ ! -s "$pub/planted.tgz" ]
+	[ "$(stat -c %U "$pub/planted.tgz")" = nobody ]
+	# a new file: root's, 0600, whatever the umask
+	run -0 sh -c 'umask 0; exec "$1" bugreport -o "$2"' - "$CTL" "$pub/new.tgz"
+	[ "$(stat -c %U:%a "$pub/new.tgz")" = root:600 ]
+}

@@ -254,3 +254,85 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 	wait_log "for pid $victim (gp?[2Jx)"
 	! grep -q $'\033' "$T/log"
 }
+
+# A root stand-in daemon whose policy reply holds the lines a stuck
+# process gives (user/arbiter/arbiter_req.c: quoted reasons with spaces).
+@test "daemon --send policy and policy take unwatched and unclassified lines with quoted reasons (issue 31 N12)" {
+	pubdir
+	/usr/bin/python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o600); s.listen(8)
+open(sys.argv[2], "w").close()
+reply = (b"arbiter state=idle online_busy=0 detect=notify resume_after_ns=2000000 "
+         b"min_offline_share=0 window_ns=1000000000 max_hold_ns=10000000000 "
+         b"busy_periods=0 suspends=0 resumes=0 budget_resumes=0 "
+         b"max_hold_resumes=0 cancelled_resumes=0 failures=0 uptime_ns=1 "
+         b"spoofable=none busy_max_ns=60000000000 busy_expired=0\n"
+         b"unwatched pid=4242 reason=\"memory read stuck\"\n"
+         b"unclassified pid=4343 reason=\"/proc read stuck\"\n"
+         b"ok\n")
+while True:
+    c, _ = s.accept()
+    try:
+        c.recv(4096); c.sendall(reply)
+    except OSError:
+        pass
+    c.close()
+' "$PUB/ctl.sock" "$PUB/up" &
+	DPID=$!
+	for _ in $(seq 600); do
+		[ -e "$PUB/up" ] && break
+		sleep 0.1
+	done
+	run -0 "$CTL" daemon --socket "$PUB/ctl.sock" --send policy
+	[[ "$output" == *'unwatched pid=4242 reason="memory read stuck"'* ]]
+	[ "${lines[-1]}" = ok ]
+	run -0 "$CTL" policy -s "$PUB/ctl.sock"
+	echo "$output"
+	[[ "$output" == *"4242     not watched: memory read stuck"* ]]
+	[[ "$output" == *"4343     unclassified: /proc read stuck"* ]]
+	run -0 "$CTL" policy -j -s "$PUB/ctl.sock"
+	[[ "$output" == *'{"type":"unwatched","pid":4242,"reason":"memory read stuck"}'* ]]
+}
+
+# Every `gpreempt-ctl daemon ...` line of `daemon --help` (continuations
+# joined, the comment and a trailing & dropped), started for real in a
+# mount namespace of its own: /run a tmpfs (the default socket's folder),
+# /etc a copy with the example's group and /etc/gpreempt/gpreempt.conf
+# (packaging/gpreempt.conf). Each must get as far as listening (--ready
+# added); the client lines (--send, socat) are the daemon's to answer.
+@test "daemon --help: every example that starts a daemon runs (issue 31 N14)" {
+	command -v unshare >/dev/null || skip "no unshare"
+	pubdir
+	local top=$BATS_TEST_DIRNAME/../.. ex n=0 i=0
+	cp -a /etc "$PUB/etc"
+	grep -q '^gpreempt:' "$PUB/etc/group" ||
+		echo 'gpreempt:x:4242:' >> "$PUB/etc/group"
+	mkdir -p "$PUB/etc/gpreempt"
+	cp "$top/packaging/gpreempt.conf" "$PUB/etc/gpreempt/gpreempt.conf"
+	"$CTL" daemon --help | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' |
+		sed -n 's/^ *\(gpreempt-ctl daemon.*\)$/\1/p' |
+		grep -v -- '--send' | sed 's/ *#.*//; s/ *&$//' > "$PUB/examples"
+	cat "$PUB/examples"
+	[ "$(wc -l < "$PUB/examples")" -ge 6 ]
+	while read -r ex; do
+		i=$((i + 1))
+		rm -f "$PUB/ready"
+		# shellcheck disable=SC2086
+		run timeout 60 unshare --mount --propagation private sh -c '
+			mount -t tmpfs none /run && mount --bind "$1/etc" /etc || exit 9
+			ctl=$2; shift 2
+			"$ctl" "$@" --ready "'"$PUB"'/ready" 2> "'"$PUB"'/log.'$i'" &
+			d=$!
+			for _ in $(seq 300); do
+				[ -s "'"$PUB"'/ready" ] && { kill $d; wait $d; exit $?; }
+				kill -0 $d 2>/dev/null || break
+				sleep 0.1
+			done
+			wait $d; echo "exit $?"; exit 1' sh "$PUB" "$CTL" ${ex#gpreempt-ctl }
+		echo "$ex: $status $output"
+		[ "$status" -eq 0 ] || { cat "$PUB/log.$i"; n=$((n + 1)); }
+	done < "$PUB/examples"
+	[ "$n" -eq 0 ]
+}

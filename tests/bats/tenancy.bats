@@ -86,6 +86,74 @@ hold() {
 	grep -q '"type":"proc","pid":1,"class":"online"' <<<"$output"
 }
 
+@test "tenancy: 140 refused busy for a member's own processes fill nothing; another's online busy and root's classify still go through (issue 31 W1)" {
+	local i pids=() rs
+	# an --online selector the member's processes do not match
+	daemon_bg --socket "$SOCK" --group "$GRP" --offline uid=0,comm=no-such-job \
+		--online "uid=$(id -u "$UB")"
+	for i in $(seq 140); do
+		as "$UA" sleep 300 &
+		pids+=($!)
+	done
+	HOLD="${pids[*]}"
+	for i in "${pids[@]}"; do
+		# (each refused: not online, or, before setpriv switched the
+		# uid, another's process)
+		run as "$UA" "$CTL" daemon --socket "$SOCK" --send "busy pid=$i scope=pid"
+		[ "$status" -ne 0 ]
+	done
+	# the table has room: another tenant's online busy and root's
+	# classify are taken (the old table of 128 was full: refused)
+	as "$UB" sleep 300 &
+	TARGET=$!
+	sleep 300 &
+	rs=$!
+	HOLD="$HOLD $rs"
+	for _ in $(seq 100); do
+		[ "$(awk '$1 == "Uid:" { print $2 }' "/proc/$TARGET/status")" = \
+			"$(id -u "$UB")" ] && break
+		sleep 0.05
+	done
+	run -0 as "$UB" "$CTL" daemon --socket "$SOCK" --send "busy pid=$TARGET scope=pid"
+	run -0 "$CTL" daemon --socket "$SOCK" --send "classify pid=$rs class=offline"
+	# the refusals are counted
+	run -0 "$CTL" policy -j -s "$SOCK"
+	[ "$(sed -n 's/.*"refused":\([0-9]*\).*/\1/p' <<<"$output")" -ge 130 ]
+}
+
+@test "tenancy: 140 KFD processes of a user no selector classes fill nothing; the next online busy and root's classify go through (issue 31 W1, discovery)" {
+	local i rs
+	# STAND-IN: KFD's sysfs process folders (no KFD here); the
+	# processes and their /proc files are real
+	mkdir -p "$D/kfd"
+	for i in $(seq 140); do
+		as "$UA" sleep 300 &
+		HOLD="$HOLD $!"
+		mkdir "$D/kfd/$!"
+	done
+	as "$UB" sleep 300 &
+	TARGET=$!
+	mkdir "$D/kfd/$TARGET"
+	daemon_bg --socket "$SOCK" --group "$GRP" --kfd-proc "$D/kfd" \
+		--offline uid=0,comm=no-such-job --online "uid=$(id -u "$UB")"
+	# discovery has seen UB's process (online by its selector)
+	for _ in $(seq 600); do
+		grep -q "found online pid $TARGET" "$D/log" && break
+		sleep 0.1
+	done
+	grep -q "found online pid $TARGET" "$D/log"
+	run -0 as "$UB" "$CTL" daemon --socket "$SOCK" --send "busy pid=$TARGET scope=pid"
+	sleep 300 &
+	rs=$!
+	HOLD="$HOLD $rs"
+	run -0 "$CTL" daemon --socket "$SOCK" --send "classify pid=$rs class=offline"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	echo "$output"
+	# none of UA's 140 is in the table; UB's online one is
+	[ "$(grep -c '"type":"proc"' <<<"$output")" -eq 1 ]
+	grep -q "\"type\":\"proc\",\"pid\":$TARGET,\"class\":\"online\"" <<<"$output"
+}
+
 @test "tenancy: a --group member cannot classify its own process online without --tenant-classify" {
 	as "$UA" sleep 300 &
 	TARGET=$!

@@ -63,9 +63,33 @@ in_cgroup() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"
 }
 
-@test "tenant socket: a non-root tenant notifies for its own pid and sees its own status and policy only" {
+@test "tenant socket: with no --online selector a tenant's busy makes nothing online; refused, counted, nothing added; an admin's does (issue 31 N15, W1)" {
 	daemon_bg --socket "$SOCK" --tenant-socket "$TSOCK" \
 		--offline uid=0,comm=no-such-job
+	tenant_target
+	run -2 as "$UA" "$CTL" notify busy --pid "$TARGET" -s "$TSOCK"
+	[[ "$output" == *"pid $TARGET (sleep) is none, not online: with no --online selector a tenant may not make a process online (the admin adds --online uid=$(id -u "$UA") or cgroup=PATH, or classifies it)"* ]]
+	run -2 as "$UA" "$CTL" daemon --socket "$TSOCK" --send "busy pid=$TARGET"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	echo "$output"
+	! grep -q "\"type\":\"proc\",\"pid\":$TARGET," <<<"$output"
+	grep -q '"online_busy":0' <<<"$output"
+	grep -q '"refused":2' <<<"$output"
+	grep -q "refused busy from pid [0-9]* uid $(id -u "$UA"): pid $TARGET (sleep) is none, not online" "$D/log"
+	# the admin (root on the admin socket) may
+	run -0 "$CTL" notify busy --pid "$TARGET" -s "$SOCK"
+	run -0 "$CTL" policy -j -s "$SOCK"
+	grep -q "\"type\":\"proc\",\"pid\":$TARGET,\"class\":\"online\"" <<<"$output"
+	# and then the tenant's own busy/idle for it are taken
+	run -0 as "$UA" "$CTL" notify busy --pid "$TARGET" -s "$TSOCK"
+	run -0 as "$UA" "$CTL" notify idle --pid "$TARGET" -s "$TSOCK"
+}
+
+@test "tenant socket: a non-root tenant notifies for its own pid and sees its own status and policy only" {
+	# the admin lets the tenant's uid become online (issue 31 N15)
+	daemon_bg --socket "$SOCK" --tenant-socket "$TSOCK" \
+		--offline uid=0,comm=no-such-job --online "uid=$(id -u "$UA")" \
+		--online uid=0,comm=sleep
 	# mode 0666 without --group, in its own root-owned directory
 	[ "$(stat -c %a "$TSOCK")" = 666 ]
 	[ "$(stat -c %U:%a "$D/tenant")" = root:755 ]
@@ -218,7 +242,7 @@ in_cgroup() {
 @test "tenant socket: a read-only mount of its directory (the pod's) connects but cannot replace it" {
 	command -v unshare >/dev/null || skip "no unshare"
 	daemon_bg --socket "$SOCK" --tenant-socket "$TSOCK" \
-		--offline uid=0,comm=no-such-job
+		--offline uid=0,comm=no-such-job --online "uid=$(id -u "$UA")"
 	tenant_target
 	mkdir "$D/pod"
 	# the pod's view, as the kubelet mounts it: a read-only bind mount of

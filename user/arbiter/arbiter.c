@@ -36,6 +36,18 @@ static void jobs_ended(struct daemon *d, void *ud)
 	gp_offjob_drain();
 }
 
+const char *arb_detect_names(const struct arbiter_opts *o, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len, "%s%s%s",
+		 o->detect_notify ? ",notify" : "",
+		 o->detect_queues ? ",queues" : "",
+		 o->detect_launch ? ",launch" : "");
+	if (buf[0])	/* no leading comma */
+		memmove(buf, buf + 1, strlen(buf));
+	return buf;
+}
+
 int arbiter_start(struct daemon *d, struct gp_err *e)
 {
 	struct arbiter *a = &arb_storage;
@@ -69,14 +81,12 @@ int arbiter_start(struct daemon *d, struct gp_err *e)
 	arb_set(d, a);
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
-	snprintf(det, sizeof(det), "%s%s%s", o->detect_notify ? ",notify" : "",
-		 o->detect_queues ? ",queues" : "",
-		 o->detect_launch ? ",launch" : "");
+	arb_detect_names(o, det, sizeof(det));
 	dlog("arbiter: %d online and %d offline selector%s, detect %s, "
 	     "--resume-after %s, --min-offline-share %u%%, --window %s, "
 	     "--scope %s, --gang %s",
 	     o->cls.n_online, o->cls.n_offline,
-	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", det + 1, ra,
+	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s", det, ra,
 	     a->cfg.min_offline_share, win, gp_scope_name(o->scope),
 	     gp_gang_name(o->gang));
 	arb_warn_spoofable(a);

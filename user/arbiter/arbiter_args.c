@@ -233,7 +233,7 @@ static const char arb_doc[] =
 "--resume-after. Verbs: busy|idle [pid=N] [scope=conn|pid], classify "
 "pid=N class=online|offline|none, watch pid=N queue=ID wptr=0x.. "
 "rptr=0x.., policy (user/policy/arb_proto.h).\n"
-"    gpreempt-ctl daemon --group gpreempt --online cmdline=serve.py \\\n"
+"    gpreempt-ctl daemon --group gpreempt --online uid=1001,cmdline=serve.py \\\n"
 "        --offline uid=1002,cmdline=train.py --min-offline-share 20\n"
 "    gpreempt-ctl notify busy --pid 4242; gpreempt-ctl policy\n";
 

@@ -16,6 +16,15 @@
  * on without it. Those records are bounded per owner (arbiter_stuck.c):
  * a new pid whose owner has its share is not described (no new thread
  * for it) until one of the owner's stuck processes exits.
+ *
+ * Only a process the selectors class (online, offline, or both: a
+ * conflict) joins the arbiter's table: one they leave alone is
+ * remembered apart (its pid and pidfd, ARB_IGNORED_MAX of them, so it is
+ * not described again at every scan) and forgotten when it exits or at a
+ * reload (new selectors may class it). Any user's KFD processes used to
+ * fill the 128-entry table unclassed, with no log line and no count,
+ * and then online processes were refused (issue 31, W1). A full table is
+ * logged and counted (limit arbiter_processes).
  */
 #include <errno.h>
 #include <poll.h>
@@ -29,6 +38,58 @@
 #include "arbiter_int.h"
 #include "offjob.h"
 #include "util.h"
+
+#define ARB_IGNORED_MAX 256
+
+/* KFD processes no selector classes: not in the table, not described
+ * again while they live (their pidfd says when they exit). */
+static struct {
+	int n;
+	int pid[ARB_IGNORED_MAX];
+	int pidfd[ARB_IGNORED_MAX];
+} ign;
+
+static bool ignored(int pid)
+{
+	for (int i = 0; i < ign.n; i++)
+		if (ign.pid[i] == pid)
+			return true;
+	return false;
+}
+
+static void ignore(int pid)
+{
+	int fd;
+
+	if (ign.n == ARB_IGNORED_MAX)
+		return;		/* described again at the next scan */
+	fd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return;
+	ign.pid[ign.n] = pid;
+	ign.pidfd[ign.n++] = fd;
+}
+
+static void ignored_forget_exited(void)
+{
+	for (int i = 0; i < ign.n;) {
+		struct pollfd f = { ign.pidfd[i], POLLIN, 0 };
+
+		if (poll(&f, 1, 0) > 0) {
+			close(ign.pidfd[i]);
+			ign.pid[i] = ign.pid[--ign.n];
+			ign.pidfd[i] = ign.pidfd[ign.n];
+		} else {
+			i++;
+		}
+	}
+}
+
+void arb_ignored_clear(void)
+{
+	while (ign.n)
+		close(ign.pidfd[--ign.n]);
+}
 
 struct arb_desc_job {
 	char root[256];		/* /proc, or --proc-root's stand-in */
@@ -91,6 +152,7 @@ void arb_discover_tick(struct daemon *d, const int *pids, int n,
 	uid_t uid;
 
 	arb_stuck_forget_exited(a);
+	ignored_forget_exited();
 	arb_discover_take(d, now);
 	/* One job at a time; none while the table of stuck ones is full
 	 * (each holds a thread). */
@@ -104,6 +166,7 @@ void arb_discover_tick(struct daemon *d, const int *pids, int n,
 	 * (its stuck reads could not be remembered). */
 	for (int i = 0; i < n && j->n < ARB_DESC_MAX; i++)
 		if (pids[i] != getpid() && !arb_find(a, pids[i]) &&
+		    !ignored(pids[i]) &&
 		    !arb_stuck_find(a, pids[i]) &&
 		    !arb_stuck_owner(a, pids[i], &uid) &&
 		    !arb_stuck_room(a, uid))
@@ -123,6 +186,7 @@ void arb_discover_stop(struct arbiter *a)
 	gp_offjob_put(a->dj);
 	a->dj = NULL;
 	arb_stuck_clear(a);
+	arb_ignored_clear();
 }
 
 /* A KFD process not seen before, described: classify it. */
@@ -138,13 +202,22 @@ void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd)
 		p = arb_add(a, pd, GP_CLASS_NONE);
 		if (p)
 			p->conflict = true;
+		else
+			alimit(ARB_LIMIT_PROCS, "pid %d of uid %u (in both "
+			       "classes) not tracked", pd->pid, pd->uid);
 		alog(a, "%s: left alone", err);
 		return;
 	}
-	p = arb_add(a, pd, cls);
-	if (!p)
+	if (cls == GP_CLASS_NONE) {
+		ignore(pd->pid);
 		return;
-	if (cls != GP_CLASS_NONE)
-		alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pd->pid,
-		     p->comm);
+	}
+	p = arb_add(a, pd, cls);
+	if (!p) {
+		alimit(ARB_LIMIT_PROCS, "%s pid %d of uid %u not arbitrated",
+		       gp_pclass_name(cls), pd->pid, pd->uid);
+		return;
+	}
+	alog(a, "found %s pid %d (%s)", gp_pclass_name(cls), pd->pid,
+	     p->comm);
 }

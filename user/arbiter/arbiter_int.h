@@ -78,6 +78,7 @@ struct arbiter {
 	uint64_t started, next_scan;
 	uint64_t trigger_ns;	/* when the last busy arrived */
 	uint64_t busy_expired_said;	/* pol.st.busy_expired logged */
+	uint64_t refused;	/* busy/idle refused: not online (W1, N15) */
 	uint64_t log_sec, log_n, log_dropped;	/* alog()'s rate limit */
 	uint64_t next_poll;
 	struct gp_qwatch qw;	/* --detect queues */
@@ -162,6 +163,9 @@ void arb_discover_tick(struct daemon *d, const int *pids, int n,
 /* Only the take, every round (a job's end wakes the loop: offjob.h). */
 void arb_discover_take(struct daemon *d, uint64_t now);
 void arb_discover_stop(struct arbiter *a);
+/* Forget the KFD processes no selector classed (a reload: new selectors
+ * may class them; the next scan describes them again). */
+void arb_ignored_clear(void);
 /* A described process not seen before: classified and added. */
 void arb_discover_desc(struct daemon *d, const struct gp_proc_desc *pd);
 
@@ -219,6 +223,9 @@ void arbl_start(struct daemon *d);
 void arbl_stop(struct daemon *d);
 void arbl_tick(struct daemon *d);
 uint64_t arbl_deadline(const struct daemon *d);
+/* Every active detector, "notify,queues,launch" (in buf, returned). */
+const char *arb_detect_names(const struct arbiter_opts *o, char *buf,
+			     size_t len);
 
 /* arbiter_queues.c: the embedded tracer feeding the watcher. */
 struct gp_event;

@@ -17,6 +17,10 @@
  *   start), so the policy stays the one that ends them.
  * - notify or queues turned off ends the busy they reported (a busy
  *   that could no longer be ended by idle would freeze offline).
+ * - launch turned on starts the launch detector (its BPF side, then a
+ *   scan of every online process); turned off, or its --launch-grace
+ *   changed, stops it (its busy ends, its probes go) and, if still on,
+ *   starts it again.
  * - --scope or --gang changed: every offline process is resumed and
  *   leaves (as a reclassification would), the per-GPU policy is made
  *   anew, and they join it again (suspended at once if online is busy).
@@ -126,13 +130,13 @@ static int held_count(const struct arbiter *a)
 void arbiter_reload(struct daemon *d, const void *new_opts)
 {
 	const struct arbiter_opts *n = new_opts;
-	char ra[32], win[32], poll[32];
+	char ra[32], win[32], poll[32], det[32];
 	struct arbiter_opts *o = arb_opts(d);
 	const char *dir = o ? o->kfd_proc_dir : NULL; /* tests' stand-in, kept */
 	struct arbiter *a = arb_of(d);
 	struct gp_err e = {};
 	int i, moved = 0;
-	bool conflict, rescope;
+	bool conflict, rescope, relaunch;
 
 	if (!o)
 		return;		/* the daemon was built without its options */
@@ -169,8 +173,18 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 		end_notify(d);
 	if (o->detect_queues && !n->detect_queues)
 		end_queues(d);
+	/* launch off, or its grace changed (the BPF side holds it): the
+	 * detector stops (its busy ends, its probes go) and, if still on,
+	 * starts again below with the new grace and scans anew */
+	relaunch = n->detect_launch &&
+		   (!o->detect_launch ||
+		    n->launch_grace_ns != o->launch_grace_ns);
+	if (o->detect_launch && (!n->detect_launch || relaunch))
+		arbl_stop(d);
 	*o = *n;
 	o->kfd_proc_dir = dir;
+	if (relaunch)
+		arbl_start(d);
 
 	/* New selectors; run-time classes (a->cls.over) stay. */
 	a->cls.n_online = n->cls.n_online;
@@ -197,6 +211,7 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 		moved += arb_set_class(d, p, cls, conflict,
 				       "reclassified (reload)");
 	}
+	arb_ignored_clear();	/* classed by the new selectors? */
 	a->next_scan = 0;	/* new offline processes: at once */
 	fmt_ns(ra, sizeof(ra), a->cfg.resume_after_ns);
 	fmt_ns(win, sizeof(win), a->cfg.window_ns);
@@ -206,8 +221,6 @@ void arbiter_reload(struct daemon *d, const void *new_opts)
 	     "--window %s, --poll %s; %d process%s reclassified, "
 	     "%d offline held; --scope %s, --gang %s", o->cls.n_online, o->cls.n_offline,
 	     o->cls.n_online + o->cls.n_offline == 1 ? "" : "s",
-	     o->detect_notify && o->detect_queues ? "notify,queues" :
-	     o->detect_queues ? "queues" : "notify",
-	     ra, a->cfg.min_offline_share, win, poll, moved, moved == 1 ? "" : "es",
+	     arb_detect_names(o, det, sizeof(det)), ra, a->cfg.min_offline_share, win, poll, moved, moved == 1 ? "" : "es",
 	     held_count(a), gp_scope_name(o->scope), gp_gang_name(o->gang));
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arbiter_int.h"
+#include "text.h"
 #include "arb_proto.h"
 #include "util.h"
 
@@ -93,7 +94,7 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 	struct arbiter *a = arb_of(d);
 	struct arb_proc *p = arb_find(a, pid);
 	enum gp_pclass cls;
-	char err[512];
+	char err[512], cm[32];
 
 	if (p && may_name(c, pid, p->uid, "signal for", e))
 		return NULL;
@@ -106,10 +107,27 @@ static struct arb_proc *online_of(struct daemon *d, struct client *c,
 			gp_err_set(e, GP_EXIT_USAGE, EEXIST, "%s", err);
 			return NULL;
 		}
-		/* With no --online selector, the signal itself makes a
-		 * process online. */
-		if (cls == GP_CLASS_NONE && !a->cls.n_online)
+		/* No --online selector: an admin's busy makes a process
+		 * online, a tenant's does not (the admin lists it: issue 31
+		 * N15, docs/reliability.md "Who may become online"). Refused
+		 * before it is added: a refusal leaves nothing (W1). */
+		if (cls == GP_CLASS_NONE && !a->cls.n_online && client_admin(c))
 			cls = GP_CLASS_ONLINE;
+		if (cls != GP_CLASS_ONLINE) {
+			gp_text_safe(cm, sizeof(cm), ds->pd->comm,
+				     sizeof(ds->pd->comm));
+			gp_err_set(e, GP_EXIT_USAGE, EPERM, "pid %d (%s) is "
+				   "%s, not online: %s%u%s", pid, cm,
+				   gp_pclass_name(cls), !a->cls.n_online ?
+				   "with no --online selector a tenant may "
+				   "not make a process online (the admin adds "
+				   "--online uid=" : "add an --online selector "
+				   "(e.g. uid=", ds->pd->uid, !a->cls.n_online ?
+				   " or cgroup=PATH, or classifies it)" :
+				   ") or 'classify pid=N class=online'");
+			a->refused++;
+			return NULL;
+		}
 		p = arb_add(a, ds->pd, cls);
 		if (!p) {
 			alimit(ARB_LIMIT_PROCS, "busy/idle for pid %d of "
@@ -328,6 +346,7 @@ static void do_policy(struct daemon *d, struct client *c)
 	const struct gp_policy *v;
 	const struct gp_policy_stats *s;
 	uint64_t now = monotonic_ns();
+	char det[32];
 	int i, k;
 
 	gp_policy_tick(&a->pol, now, &a->act);
@@ -342,10 +361,9 @@ static void do_policy(struct daemon *d, struct client *c)
 	     "max_hold_ns=%llu busy_periods=%llu suspends=%llu resumes=%llu "
 	     "budget_resumes=%llu max_hold_resumes=%llu "
 	     "cancelled_resumes=%llu failures=%llu uptime_ns=%llu "
-	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu\n",
+	     "spoofable=%s busy_max_ns=%llu busy_expired=%llu refused=%llu\n",
 	     gp_pstate_name(v->state), gp_policy_online_busy(v),
-	     a->o->detect_notify && a->o->detect_queues ? "notify,queues" :
-	     a->o->detect_queues ? "queues" : "notify",
+	     arb_detect_names(a->o, det, sizeof(det)),
 	     (unsigned long long)a->cfg.resume_after_ns,
 	     a->cfg.min_offline_share, (unsigned long long)a->cfg.window_ns,
 	     (unsigned long long)a->cfg.max_hold_ns,
@@ -357,7 +375,8 @@ static void do_policy(struct daemon *d, struct client *c)
 	     (unsigned long long)s->failures,
 	     (unsigned long long)(now - a->started), arb_spoofable(a),
 	     (unsigned long long)a->cfg.busy_max_ns,
-	     (unsigned long long)s->busy_expired);
+	     (unsigned long long)s->busy_expired,
+	     (unsigned long long)a->refused);
 	for (i = 0; i < a->n; i++) {
 		const struct arb_proc *p = &a->p[i];
 		unsigned int busy = 0;

@@ -26,7 +26,7 @@ int pidfile_write(const char *path)
 	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (unlink(tmp) && errno != ENOENT)
 		return -errno;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
 		  0644);
 	if (fd < 0)
 		return -errno;

@@ -24,7 +24,7 @@ int procfs_read_at(const char *root, pid_t pid, const char *name, char *buf,
 	if (snprintf(path, sizeof(path), "%s/%d/%s", root, (int)pid, name) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
@@ -112,7 +112,7 @@ long procfs_yama_scope(void)
 {
 	char buf[16];
 	ssize_t n;
-	int fd = open(PROCFS_YAMA_SCOPE, O_RDONLY | O_CLOEXEC);
+	int fd = open(PROCFS_YAMA_SCOPE, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -179,4 +183,21 @@ bool gp_fd_is_null(int fd)
 
 	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
 	       major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
+}
+
+int gp_drop_ctty(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int fd, err = 0;
+
+	/* ENXIO: no controlling terminal, nothing to drop */
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	sigaction(SIGHUP, &ign, &old);
+	if (ioctl(fd, TIOCNOTTY) < 0)
+		err = -errno;
+	sigaction(SIGHUP, &old, NULL);
+	close(fd);
+	return err;
 }

@@ -59,4 +59,14 @@ int gp_dir_ids(const char *dir, int **ids);
  */
 bool gp_fd_is_null(int fd);
 
+/*
+ * Give up this process's controlling terminal, if it has one (TIOCNOTTY;
+ * the SIGHUP a session leader's goes with is ignored meanwhile). A root
+ * daemon that is a session leader with no terminal (as systemd starts
+ * it) would otherwise take the first terminal it opens without O_NOCTTY
+ * as its own, and a tenant who got a path to its pty opened could stop
+ * it with ^C (issue 31, N1). 0, or -errno when TIOCNOTTY failed.
+ */
+int gp_drop_ctty(void);
+
 #endif

@@ -198,8 +198,10 @@ int ctl_bugreport_main(int argc, char **argv)
 
 	t = tar_open(a.out, now);
 	if (!t) {
-		fprintf(stderr, "gpreempt-ctl: cannot create %s: %s; choose "
-			"another place with -o FILE\n", a.out, strerror(errno));
+		fprintf(stderr, "gpreempt-ctl: cannot create %s: %s%s; choose "
+			"another place with -o FILE\n", a.out, strerror(errno),
+			errno == EEXIST ? " (a report never replaces a file "
+			"or follows a symlink)" : "");
 		return GP_EXIT_FAILURE;
 	}
 	err = tar_dir(t, BR_DIR);

@@ -168,6 +168,16 @@ void pol_line(void *ctx, const char *l)
 			arb_kv_get(&kv, "destroys"),
 			arb_kv_get(&kv, "seeded_capture"),
 			arb_kv_get(&kv, "seeded_mqd"));
+	} else if (!strcmp(kv.kind, "unwatched") &&
+		   !arb_kv_get(&kv, "queue")) {
+		/* a whole process (its memory read stuck, ...) */
+		fprintf(pp->f, "%-8s not watched: %s\n",
+			arb_kv_get(&kv, "pid") ? : "?",
+			arb_kv_get(&kv, "reason") ? : "?");
+	} else if (!strcmp(kv.kind, "unclassified")) {
+		fprintf(pp->f, "%-8s unclassified: %s\n",
+			arb_kv_get(&kv, "pid") ? : "?",
+			arb_kv_get(&kv, "reason") ? : "?");
 	} else if (!strcmp(kv.kind, "unwatched")) {
 		const char *why = arb_kv_get(&kv, "reason") ? : "";
 		int w;

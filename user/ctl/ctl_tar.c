@@ -21,7 +21,11 @@ struct tar *tar_open(const char *path, time_t mtime)
 	struct tar *t;
 	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* created here, or refused: never a file (or a symlink) that
+	 * another user put there first, read by them afterwards or
+	 * pointing at one of root's files (issue 31 N9) */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
+		  O_CLOEXEC, 0600);
 	if (fd < 0)
 		return NULL;
 	t = calloc(1, sizeof(*t));

@@ -13,7 +13,8 @@
 
 struct tar;
 
-/* Create path (mode 0600). NULL with errno set. */
+/* Create path, which must not exist (O_EXCL, no symlink followed), mode
+ * 0600. NULL with errno set (EEXIST: it exists). */
 struct tar *tar_open(const char *path, time_t mtime);
 /* Add a directory (name without trailing '/'). 0 or -errno. */
 int tar_dir(struct tar *t, const char *name);

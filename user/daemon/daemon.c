@@ -152,12 +152,19 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 		 struct gp_err *e)
 {
 	char hold[32];
+	int err;
 
 	if (dsock_resolve_group(d, e))
 		return -1;
 	if (dlog_open())
 		return gp_err_set(e, GP_EXIT_FAILURE, errno, "cannot set up the "
 				  "log on stderr: %s", strerror(errno));
+	/* no terminal of ours for a tenant's path to make ours (util.h);
+	 * before the signals are blocked: no SIGHUP left to read as reload */
+	err = gp_drop_ctty();
+	if (err)
+		dlog("cannot give up the controlling terminal: %s",
+		     strerror(-err));
 	/* signals first: a SIGTERM during start-up still cleans up */
 	d->sfd = session_signalfd(old);
 	if (d->sfd < 0)

@@ -50,7 +50,8 @@ int dlog_open(void)
 	 * with O_NONBLOCK, so whoever shares our stderr is not changed.
 	 * A socket (journald) cannot be reopened: make it non-blocking.
 	 */
-	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY |
+		  O_CLOEXEC);
 	if (fd < 0) {
 		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 		fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);

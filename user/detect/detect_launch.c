@@ -1,246 +1,256 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The launch detector's user side: find the process's libamdhip64, the
- * entry points' file offsets in its .dynsym, and the pid-scoped uprobes.
+ * The launch detector's user side: find the process's libamdhip64 in its
+ * /proc/PID/maps, and the entry points' file offsets in its .dynsym.
+ * Everything read here is the tenant's: maps lines are read whole (a
+ * mapped path may be longer than PATH_MAX: a cut line's tail must not
+ * read as an entry of its own), the file is the mapping itself
+ * (/proc/PID/map_files) or a regular file with the mapping's device and
+ * inode, opened with O_NOCTTY|O_NONBLOCK (never a terminal for the
+ * daemon, never a FIFO's wait), and the ELF is read with pread into
+ * private buffers within bounds (a file truncated meanwhile reads short,
+ * where an mmap would SIGBUS). detect_elf.c reads the ELF.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/types.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-
 #include "detect_launch.h"
-#include "detect.skel.h"
+#include "text.h"
 
-/*
- * HIP 5.7.1 (Debian trixie libamdhip64-5, nm -D --defined-only): every
- * entry below is exported; hipExtModuleLaunchKernel only C++-mangled
- * (_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjm...), the
- * path rocBLAS/hipBLASLt GEMMs take. No .symtab: internal ihip*
- * functions have no names to probe.
- */
-const struct gp_dl_entry gp_dl_entries[GP_ENT_MAX] = {
-	[GP_ENT_LAUNCH] = { "hipLaunchKernel" },
-	[GP_ENT_LAUNCH_SPT] = { "hipLaunchKernel_spt" },
-	[GP_ENT_EXT_LAUNCH] = { "hipExtLaunchKernel" },
-	[GP_ENT_MODULE] = { "hipModuleLaunchKernel" },
-	[GP_ENT_EXT_MODULE] = { "_Z24hipExtModuleLaunchKernel", true },
-	[GP_ENT_COOP] = { "hipLaunchCooperativeKernel" },
-	[GP_ENT_COOP_SPT] = { "hipLaunchCooperativeKernel_spt" },
-	[GP_ENT_MODULE_COOP] = { "hipModuleLaunchCooperativeKernel" },
-	[GP_ENT_GRAPH] = { "hipGraphLaunch" },
-	[GP_ENT_GRAPH_SPT] = { "hipGraphLaunch_spt" },
-	[GP_ENT_DEV_SYNC] = { "hipDeviceSynchronize", false, true },
-	[GP_ENT_STREAM_SYNC] = { "hipStreamSynchronize", false, true },
-	[GP_ENT_EVENT_SYNC] = { "hipEventSynchronize", false, true },
-};
-
-static bool is_hip(const char *path)
+static bool is_hip(const char *path, size_t len)
 {
-	const char *b = strrchr(path, '/');
+	const char *b = memrchr(path, '/', len);
 
-	return !strncmp(b ? b + 1 : path, "libamdhip64", 11);
+	if (b)
+		len -= b + 1 - path, path = b + 1;
+	return len >= 11 && !memcmp(path, "libamdhip64", 11);
 }
 
-struct map_line {
-	unsigned long long start, end, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	char path[PATH_MAX];
-};
-
-static bool parse_map(const char *s, struct map_line *m)
+bool gp_dl_parse_map(const char *s, size_t len, struct gp_dl_map *m)
 {
+	char perms[8];
 	int pos = 0;
 
-	m->path[0] = 0;
-	if (sscanf(s, "%llx-%llx %7s %llx %x:%x %llu %n", &m->start, &m->end,
-		   m->perms, &m->off, &m->maj, &m->min, &m->ino, &pos) < 7)
+	memset(m, 0, sizeof(*m));
+	/* a line is one string: sscanf must not run past its end */
+	if (!len || memchr(s, 0, len) != s + len - 1)
 		return false;
-	if (pos) {
-		snprintf(m->path, sizeof(m->path), "%s", s + pos);
-		m->path[strcspn(m->path, "\n")] = 0;
+	if (sscanf(s, "%llx-%llx %7s %llx %x:%x %llu %n", &m->start, &m->end,
+		   perms, &m->off, &m->maj, &m->min, &m->ino, &pos) < 7)
+		return false;
+	if (pos && (size_t)pos < len) {
+		const char *p = s + pos;
+		size_t n = strcspn(p, "\n");
+
+		m->hip = is_hip(p, n);
+		m->deleted = n >= 10 && !memcmp(p + n - 10, " (deleted)", 10);
+		/* for messages: control bytes and invalid UTF-8 as '?' */
+		gp_text_safe(m->path, sizeof(m->path), p, n);
+		/* for the path walk (open_mapped's fallback), whole or not */
+		if (n < sizeof(m->raw))
+			memcpy(m->raw, p, n);
+		else
+			m->raw_cut = true;
 	}
 	return true;
 }
 
+/*
+ * The first libamdhip64 mapping in maps, read whole line by whole line
+ * (getline: any length). 1 found, 0 not, -errno read error.
+ */
+int gp_dl_maps_find(FILE *f, struct gp_dl_map *m)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int found = 0;
+
+	errno = 0;
+	while ((n = getline(&line, &cap, f)) > 0)
+		if (gp_dl_parse_map(line, n + 1, m) && m->ino && m->hip) {
+			found = 1;
+			break;
+		}
+	if (!found && ferror(f))
+		found = errno ? -errno : -EIO;
+	free(line);
+	return found;
+}
+
 static FILE *open_maps(const char *proc_root, pid_t pid)
 {
-	char p[128];
+	char p[PATH_MAX];
+	FILE *f;
+	int fd;
 
 	snprintf(p, sizeof(p), "%s/%d/maps", proc_root, pid);
-	return fopen(p, "re");
+	fd = open(p, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* 0: fd is the mapping's file; -EINVAL not a regular file; -ESTALE
+ * another file (replaced since it was mapped). */
+static int same_file(int fd, const struct gp_dl_map *m)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	return st.st_ino == m->ino && major(st.st_dev) == m->maj &&
+	       minor(st.st_dev) == m->min ? 0 : -ESTALE;
+}
+
+#define OPEN_FLAGS (O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+
+/*
+ * The mapped file, opened as the mapping itself: /proc/PID/map_files/
+ * START-END (the kernel's link to the mapping's file: no path of the
+ * tenant's is walked; needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE).
+ * Without that capability: the path through the process's root, first
+ * with O_PATH (no device's open runs, no FIFO waits), checked to be a
+ * regular file with the mapping's device and inode, then reopened
+ * through /proc/self/fd (the inode just checked). Either way fstat on
+ * the fd must show that file. lib->open_path names it for the uprobes.
+ */
+static int open_mapped(const char *proc_root, pid_t pid,
+		       const struct gp_dl_map *m, struct gp_dl_lib *lib)
+{
+	char p[64];
+	int fd, pfd, err;
+
+	snprintf(lib->open_path, sizeof(lib->open_path),
+		 "%s/%d/map_files/%llx-%llx", proc_root, pid, m->start, m->end);
+	fd = open(lib->open_path, OPEN_FLAGS);
+	if (fd >= 0 || (errno != EPERM && errno != EACCES && errno != ENOENT))
+		goto check;
+	if (m->deleted)
+		return -ESTALE;
+	if (m->raw_cut || m->raw[0] != '/')
+		return -ENAMETOOLONG;
+	/* through the process's root: a container's file is reachable too */
+	if ((size_t)snprintf(lib->open_path, sizeof(lib->open_path),
+			     "%s/%d/root%s", proc_root, pid, m->raw) >=
+	    sizeof(lib->open_path))
+		return -ENAMETOOLONG;
+	pfd = open(lib->open_path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	err = same_file(pfd, m);
+	if (err) {
+		close(pfd);
+		return err;
+	}
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
+	fd = open(p, OPEN_FLAGS);
+	close(pfd);
+check:
+	if (fd < 0)
+		return -errno;
+	err = same_file(fd, m);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int find_hip(const char *proc_root, pid_t pid, struct gp_dl_map *m)
+{
+	FILE *f = open_maps(proc_root, pid);
+	int r;
+
+	if (!f)
+		return -errno;
+	r = gp_dl_maps_find(f, m);
+	fclose(f);
+	return r;
 }
 
 int gp_dl_scan(const char *proc_root, pid_t pid, struct gp_dl_lib *lib)
 {
-	char line[PATH_MAX + 128];
-	struct map_line m;
-	struct stat st;
-	bool found = false;
-	FILE *f;
-	int err;
+	struct gp_dl_map *m;
+	int err, fd;
 
 	memset(lib, 0, sizeof(*lib));
 	lib->pid = pid;
-	f = open_maps(proc_root, pid);
-	if (!f) {
-		err = -errno;
-		snprintf(lib->reason, sizeof(lib->reason),
-			 "cannot read /proc/%d/maps: %s", pid, strerror(-err));
-		return err;
+	m = malloc(sizeof(*m));
+	if (!m) {
+		snprintf(lib->reason, sizeof(lib->reason), "out of memory");
+		return -ENOMEM;
 	}
-	while (fgets(line, sizeof(line), f))
-		if (parse_map(line, &m) && m.ino && is_hip(m.path)) {
-			found = true;
-			break;
-		}
-	fclose(f);
-	if (!found) {
+	err = find_hip(proc_root, pid, m);
+	if (!err) {
+		err = -ENOENT;
 		snprintf(lib->reason, sizeof(lib->reason),
 			 "no libamdhip64 mapped (not a HIP process, or HIP not loaded yet)");
-		return -ENOENT;
+		goto out;
 	}
-	snprintf(lib->path, sizeof(lib->path), "%s", m.path);
-	lib->dev = makedev(m.maj, m.min);
-	lib->ino = m.ino;
-	if (strstr(m.path, " (deleted)")) {
+	if (err < 0) {
 		snprintf(lib->reason, sizeof(lib->reason),
-			 "%.160s was deleted after it was mapped: restart the process to watch it",
-			 m.path);
-		return -ESTALE;
+			 "cannot read /proc/%d/maps: %s", pid, strerror(-err));
+		goto out;
 	}
-	/* through the process's root: a container's file is reachable too */
-	snprintf(lib->open_path, sizeof(lib->open_path), "%s/%d/root%s",
-		 proc_root, pid, m.path);
-	if (stat(lib->open_path, &st)) {
-		err = -errno;
-		snprintf(lib->reason, sizeof(lib->reason), "cannot stat %.160s: %s",
-			 m.path, strerror(-err));
-		return err;
+	snprintf(lib->path, sizeof(lib->path), "%s", m->path);
+	lib->dev = makedev(m->maj, m->min);
+	lib->ino = m->ino;
+	fd = open_mapped(proc_root, pid, m, lib);
+	if (fd < 0) {
+		err = fd;
+		snprintf(lib->reason, sizeof(lib->reason), "%.160s %s", m->path,
+			 err == -ESTALE ? (m->deleted ?
+			 "was deleted after it was mapped: restart the process to watch it" :
+			 "is no longer the mapped file (replaced): restart the process to watch it") :
+			 err == -EINVAL ? "is not a regular file (not read)" :
+			 err == -ENAMETOOLONG ? "has a path too long to open" :
+			 "cannot be opened");
+		if (err != -ESTALE && err != -ENAMETOOLONG && err != -EINVAL)
+			snprintf(lib->reason + strlen(lib->reason),
+				 sizeof(lib->reason) - strlen(lib->reason),
+				 ": %s", strerror(-err));
+		goto out;
 	}
-	if (st.st_ino != lib->ino || major(st.st_dev) != m.maj ||
-	    minor(st.st_dev) != m.min) {
-		snprintf(lib->reason, sizeof(lib->reason),
-			 "%.160s is no longer the mapped file (replaced): restart the process to watch it",
-			 m.path);
-		return -ESTALE;
-	}
-	return gp_dl_resolve(lib->open_path, lib->off, &lib->nlaunch,
-			     lib->reason, sizeof(lib->reason));
-}
-
-/* File offset of a symbol's address: its PT_LOAD segment's mapping. */
-static unsigned long long to_off(Elf *e, GElf_Addr va)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(e, &n))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD &&
-		    (ph.p_flags & PF_X) && va >= ph.p_vaddr &&
-		    va < ph.p_vaddr + ph.p_filesz)
-			return va - ph.p_vaddr + ph.p_offset;
-	return 0;
-}
-
-static int match(const char *name)
-{
-	int i;
-
-	for (i = 0; i < GP_ENT_MAX; i++) {
-		const struct gp_dl_entry *en = &gp_dl_entries[i];
-
-		if (en->prefix ? !strncmp(name, en->sym, strlen(en->sym))
-			       : !strcmp(name, en->sym))
-			return i;
-	}
-	return -1;
-}
-
-static int scan_dynsym(Elf *e, unsigned long long off[GP_ENT_MAX])
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym sym;
-	Elf_Data *data;
-	int i, n, k, seen = 0;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		data = elf_getdata(scn, NULL);
-		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (i = 0; data && i < n; i++) {
-			if (!gelf_getsym(data, i, &sym) || !sym.st_value ||
-			    sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			k = match(elf_strptr(e, sh.sh_link, sym.st_name) ?: "");
-			if (k >= 0 && !off[k])
-				off[k] = to_off(e, sym.st_value);
-		}
-		seen = 1;
-	}
-	return seen;
+	err = gp_dl_resolve_fd(fd, m->path, lib->off, &lib->nlaunch,
+			       lib->reason, sizeof(lib->reason));
+	close(fd);
+out:
+	free(m);
+	return err;
 }
 
 int gp_dl_resolve(const char *file, unsigned long long off[GP_ENT_MAX],
 		  int *nlaunch, char *reason, size_t len)
 {
-	char miss[GP_DL_REASON] = "";
-	size_t used = 0;
-	int fd, i, err = 0, seen;
-	Elf *e;
+	char name[PATH_MAX];
+	int fd, err;
 
-	memset(off, 0, sizeof(off[0]) * GP_ENT_MAX);
-	*nlaunch = 0;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	gp_text_safe(name, sizeof(name), file, strlen(file));
+	fd = open(file, OPEN_FLAGS);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(reason, len, "cannot open %.160s: %s", file, strerror(-err));
+		memset(off, 0, sizeof(off[0]) * GP_ENT_MAX);
+		*nlaunch = 0;
+		snprintf(reason, len, "cannot open %.160s: %s", name,
+			 strerror(-err));
 		return err;
 	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		snprintf(reason, len, "%.160s is not an ELF file", file);
-		err = -ENOEXEC;
-		goto out;
-	}
-	seen = scan_dynsym(e, off);
-	for (i = 0; i < GP_ENT_NLAUNCH; i++)
-		if (off[i])
-			(*nlaunch)++;
-	if (!seen || !*nlaunch) {
-		snprintf(reason, len,
-			 "%.160s has %s: no launch entry point to probe (stripped, or not HIP)",
-			 file, seen ? "none of the launch symbols in .dynsym" : "no .dynsym");
-		err = -ENOEXEC;
-		goto out;
-	}
-	for (i = 0; i < GP_ENT_MAX; i++)
-		if (!off[i] && used < sizeof(miss))
-			used += snprintf(miss + used, sizeof(miss) - used,
-					 "%s%s", used ? "," : "",
-					 gp_dl_entries[i].sym);
-	if (used)
-		snprintf(reason, len, "missing:%s", miss);
-	else
-		reason[0] = 0;
-out:
-	if (e)
-		elf_end(e);
+	err = gp_dl_resolve_fd(fd, name, off, nlaunch, reason, len);
 	close(fd);
 	return err;
 }
@@ -248,17 +258,20 @@ out:
 unsigned long long gp_dl_entry_addr(const char *proc_root,
 				    const struct gp_dl_lib *lib, int e)
 {
-	char line[PATH_MAX + 128];
-	struct map_line m;
+	struct gp_dl_map m;
 	unsigned long long a = 0, off = lib->off[e];
-	FILE *f = open_maps(proc_root, lib->pid);
+	FILE *f = off ? open_maps(proc_root, lib->pid) : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 
-	while (f && off && fgets(line, sizeof(line), f))
-		if (parse_map(line, &m) && m.ino == lib->ino &&
+	while (f && (n = getline(&line, &cap, f)) > 0)
+		if (gp_dl_parse_map(line, n + 1, &m) && m.ino == lib->ino &&
 		    off >= m.off && off < m.off + (m.end - m.start)) {
 			a = m.start + off - m.off;
 			break;
 		}
+	free(line);
 	if (f)
 		fclose(f);
 	return a;

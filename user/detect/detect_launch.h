@@ -16,6 +16,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <linux/types.h>
 
@@ -54,6 +55,27 @@ int gp_dl_scan(const char *proc_root, pid_t pid, struct gp_dl_lib *lib);
 /* The .dynsym offsets of the entries in file. 0 or -errno with reason. */
 int gp_dl_resolve(const char *file, unsigned long long off[GP_ENT_MAX],
 		  int *nlaunch, char *reason, size_t len);
+/* The same from an open regular file, read with pread within bounds
+ * (detect_elf.c); name (already escaped) is for the reason only. */
+int gp_dl_resolve_fd(int fd, const char *name,
+		     unsigned long long off[GP_ENT_MAX], int *nlaunch,
+		     char *reason, size_t len);
+
+/* One line of /proc/PID/maps. */
+struct gp_dl_map {
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	bool hip;		/* the file's name starts with libamdhip64 */
+	bool deleted;		/* " (deleted)" at its end */
+	bool raw_cut;		/* raw too long to hold */
+	char raw[PATH_MAX];	/* the path as the line has it */
+	char path[PATH_MAX];	/* the same, escaped for messages */
+};
+/* Parse one whole line: s[len - 1] is its only NUL. false: not a line. */
+bool gp_dl_parse_map(const char *s, size_t len, struct gp_dl_map *m);
+/* The first libamdhip64 mapping with an inode in f, read whole line by
+ * whole line whatever their length. 1 found, 0 none, -errno. */
+int gp_dl_maps_find(FILE *f, struct gp_dl_map *m);
 /* Address of entry e in pid's memory (tests peek at the breakpoint). */
 unsigned long long gp_dl_entry_addr(const char *proc_root,
 				    const struct gp_dl_lib *lib, int e);

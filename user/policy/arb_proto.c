@@ -214,7 +214,7 @@ int arb_format_request(char *buf, size_t len, const struct arb_req *q)
 
 int arb_kv_parse(const char *line, size_t len, struct arb_kv *kv)
 {
-	char *p, *w, *save = NULL;
+	char *w, *p, *e;
 
 	memset(kv, 0, sizeof(*kv));
 	if (len >= sizeof(kv->buf))
@@ -222,17 +222,34 @@ int arb_kv_parse(const char *line, size_t len, struct arb_kv *kv)
 	memcpy(kv->buf, line, len);
 	kv->buf[len] = 0;
 	kv->buf[strcspn(kv->buf, "\n")] = 0;
-	w = strtok_r(kv->buf, " ", &save);
-	if (!w || strlen(w) >= sizeof(kv->kind))
+	w = kv->buf;
+	e = w + strcspn(w, " ");
+	if (e == w || (size_t)(e - w) >= sizeof(kv->kind))
 		return -1;
-	snprintf(kv->kind, sizeof(kv->kind), "%s", w);
-	while ((w = strtok_r(NULL, " ", &save))) {
+	memcpy(kv->kind, w, e - w);
+	w = *e ? e + 1 : e;
+	while (*w) {
+		if (*w == ' ') {
+			w++;
+			continue;
+		}
 		p = strchr(w, '=');
-		if (!p || p == w || kv->n == ARB_MAX_KV)
+		if (!p || p == w || memchr(w, ' ', p - w) || kv->n == ARB_MAX_KV)
 			return -1;
-		*p = 0;
+		*p++ = 0;
 		kv->key[kv->n] = w;
-		kv->val[kv->n++] = p + 1;
+		if (*p == '"') {
+			/* a quoted value (reason="..."): spaces in it, no
+			 * quote; it ends at the next quote */
+			e = strchr(++p, '"');
+			if (!e || (e[1] && e[1] != ' '))
+				return -1;
+		} else {
+			e = p + strcspn(p, " ");
+		}
+		kv->val[kv->n++] = p;
+		w = *e ? e + 1 : e;
+		*e = 0;
 	}
 	return 0;
 }
