@@ -29,7 +29,8 @@ srcs() {
 	proto) echo "user/proto/proto.c user/kfd/kfd.c user/base/util.c" \
 		"user/base/err.c user/proto/proto_fmt.c user/proto/proto_reply.c" ;;
 	maps | elf) echo "user/arbiter/detect_launch.c" \
-		"user/arbiter/detect_elf.c user/base/text.c" ;;
+		"user/arbiter/detect_elf.c user/arbiter/detect_libs.c" \
+		"user/base/text.c" ;;
 	esac
 }
 incs="-Iuser/base -Iuser/kfd -Iuser/session -Iuser/proto -Iuser/arbiter -Ibpf"
