@@ -166,8 +166,26 @@ $(OUTPUT)/tests/%: tests/detect/%.c $(LIBGP) $(SKELS) $(CONFIG_STAMP) | $(OUTPUT
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 
+# The launch detector's CUDA tests (tests/bats/detect_cuda.bats,
+# test_detect_libs): a STAND-IN libcuda.so.1 (entry point names only; -O0
+# so that no two entries fold into one address) and a program that
+# dlopens it. Never linked statically: the program needs dlopen.
+CUDA_STANDIN := $(OUTPUT)/tests/standin-launch/libcuda.so.1
+$(CUDA_STANDIN): tests/cuda/standin_launch.c | $(OUTPUT)/tests
+	$(call msg,STANDIN,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -std=gnu11 -O0 -Wall -Wextra \
+		-Wno-unused-parameter -Werror -shared -fPIC \
+		-Wl,-soname,libcuda.so.1 $< -o $@
+$(OUTPUT)/tests/cuda-launch: tests/cuda/cuda-launch.c tests/lib/gofile.h \
+			     | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		$< -o $@ -ldl
+$(OUTPUT)/tests/test_detect_libs: $(CUDA_STANDIN)
+
 .PHONY: tests
-tests: all $(UNIT_TESTS) $(BPF_TESTS) $(DETECT_TOOLS)
+tests: all $(UNIT_TESTS) $(BPF_TESTS) $(DETECT_TOOLS) $(CUDA_STANDIN) \
+	$(OUTPUT)/tests/cuda-launch
 
 # Suites. Each prints TAP; scripts/run-tests.sh sums them.
 .PHONY: test test-unit test-bpf test-bats test-doc test-vm

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The launch detector: uprobes on libamdhip64's launch entry points and
- * uretprobes on its synchronisation calls, attached per online process
- * (user/detect/detect_launch.c) with the entry's enum gp_entry as the
- * attach cookie; and KFD's WAIT_EVENTS ioctl, entry and return, in two
- * flavours (fentry/fexit, kprobe/kretprobe) of which the loader keeps
- * one (user/detect/detect_attach.c). The logic is in detect_edge.bpf.h
- * and detect_wait.bpf.h.
+ * The launch detector: uprobes on a GPU runtime library's (libamdhip64's
+ * or libcuda's) launch entry points and uretprobes on its synchronisation
+ * calls, attached per online process (user/detect/detect_attach.c) with
+ * GP_ENT_COOKIE(runtime, slot) as the attach cookie (detect.h): which
+ * program fired says launch or sync, so nothing here knows a runtime;
+ * and KFD's WAIT_EVENTS ioctl, entry and return, in two flavours
+ * (fentry/fexit, kprobe/kretprobe) of which the loader keeps one. The
+ * logic is in detect_edge.bpf.h and detect_wait.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

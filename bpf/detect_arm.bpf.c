@@ -2,7 +2,7 @@
 /*
  * The armed-while-idle launch detector's programs (logic in
  * detect_arm.bpf.h). gp_arm_launch runs from tracefs uprobe events kept
- * registered by user space (user/arbiter/detect_arm.c), so arming and
+ * registered by user space (user/detect/detect_arm.c), so arming and
  * disarming a process only applies or removes its breakpoints; the sync
  * probes are ordinary pid-scoped uprobes, armed for the process's life,
  * with the entry's enum gp_entry as the cookie.

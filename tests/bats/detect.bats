@@ -116,7 +116,7 @@ fixture() { # pid file
 	[[ "$output" == *'"scan":11,"ok":false'*'none of the launch symbols in .dynsym: no launch entry point to probe (stripped, or not HIP)'* ]]
 	[[ "$output" == *'"scan":12,"ok":false'*'is not an ELF file'* ]]
 	[[ "$output" == *'"scan":13,"ok":false'*'is no longer the mapped file (replaced): restart the process to watch it'* ]]
-	[[ "$output" == *'"scan":14,"ok":false'*'no libamdhip64 mapped'* ]]
+	[[ "$output" == *'"scan":14,"ok":false'*'no GPU runtime library (libamdhip64 or libcuda) mapped'* ]]
 	[[ "$output" == *'"scan":15,"ok":false'*'cannot read /proc/15/maps'* ]]
 }
 

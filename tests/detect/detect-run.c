@@ -35,8 +35,8 @@ static void on_edge(void *ctx, const struct gp_edge *e)
 {
 	printf("{\"edge\":\"%s\",\"pid\":%u,\"entry\":\"%s\",\"launches\":%llu}\n",
 	       e->kind == GP_EDGE_BUSY ? "busy" : "idle", e->pid,
-	       e->entry < GP_ENT_MAX ? gp_dl_entries[e->entry].sym :
-	       e->entry == GP_ENT_WAIT_EVENTS ? "WAIT_EVENTS" : "?",
+	       gp_dl_entry_name(e->entry) ?: e->entry == GP_ENT_WAIT_EVENTS ?
+	       "WAIT_EVENTS" : "?",
 	       (unsigned long long)e->launches);
 	fflush(stdout);
 }
@@ -48,9 +48,10 @@ static int scan(pid_t pid, bool attach)
 	int err, n;
 
 	err = gp_dl_scan(proc_root, pid, &lib);
-	printf("{\"scan\":%d,\"ok\":%s,\"path\":\"%s\",\"nlaunch\":%d,"
-	       "\"reason\":\"%s\"}\n", pid, err ? "false" : "true", lib.path,
-	       lib.nlaunch, lib.reason);
+	printf("{\"scan\":%d,\"ok\":%s,\"path\":\"%s\",\"runtime\":\"%s\","
+	       "\"nlaunch\":%d,\"reason\":\"%s\"}\n", pid,
+	       err ? "false" : "true", lib.path, err ? "" :
+	       gp_dl_runtimes[lib.rt].name, lib.nlaunch, lib.reason);
 	if (err || !attach)
 		return err;
 	n = gp_dl_attach(&dl, &lib, reason, sizeof(reason));
@@ -77,7 +78,7 @@ static void peek(pid_t pid)
 
 		if (a && pread(fd, &b, 1, a) == 1)
 			printf("{\"peek\":%d,\"entry\":\"%s\",\"byte\":%u}\n",
-			       pid, gp_dl_entries[e].sym, b);
+			       pid, gp_dl_runtimes[lib.rt].entries[e].sym, b);
 	}
 	if (fd >= 0)
 		close(fd);

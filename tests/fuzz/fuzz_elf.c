@@ -22,22 +22,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int fd = -1;
 	unsigned long long off[GP_ENT_MAX];
 	char reason[GP_DL_REASON];
-	int n, err, i;
+	int n, err, i, rt;
 
 	if (fd < 0)
 		fd = memfd_create("fuzz_elf", MFD_CLOEXEC);
 	assert(fd >= 0);
 	assert(!ftruncate(fd, 0));
 	assert(pwrite(fd, data, size, 0) == (ssize_t)size);
-	err = gp_dl_resolve_fd(fd, "lib", off, &n, reason, sizeof(reason));
-	assert(strlen(reason) < sizeof(reason));
-	if (err) {
-		assert(err < 0 && reason[0]);
-		return 0;
+	/* each runtime's table (detect_libs.c) over the same bytes */
+	for (rt = 0; rt < GP_RT_MAX; rt++) {
+		err = gp_dl_resolve_fd(fd, "lib", rt, off, &n, reason,
+				       sizeof(reason));
+		assert(strlen(reason) < sizeof(reason));
+		if (err) {
+			assert(err < 0 && reason[0]);
+			continue;
+		}
+		assert(n > 0 && n <= GP_ENT_NLAUNCH);
+		/* every offset found is inside the file (a uprobe's place),
+		 * and only where the runtime has an entry */
+		for (i = 0; i < GP_ENT_MAX; i++)
+			assert(off[i] < size &&
+			       (!off[i] || gp_dl_runtimes[rt].entries[i].sym));
 	}
-	assert(n > 0 && n <= GP_ENT_NLAUNCH);
-	/* every offset found is inside the file (a uprobe's place) */
-	for (i = 0; i < GP_ENT_MAX; i++)
-		assert(off[i] < size);
 	return 0;
 }

@@ -21,7 +21,8 @@ static void check_found(const struct gp_dl_map *m)
 {
 	size_t i;
 
-	assert(m->ino && m->hip);
+	assert(m->ino && m->rt >= 0 && m->rt < GP_RT_MAX);
+	assert(m->also < GP_RT_MAX && m->also != m->rt);
 	for (i = 0; m->path[i]; i++)
 		assert((unsigned char)m->path[i] >= 0x20 && m->path[i] != 0x7f);
 	assert(i < sizeof(m->path));
@@ -39,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* one line, with its one NUL: a private copy for ASan */
 	memcpy(line, data, size);
 	line[size] = 0;
-	if (gp_dl_parse_map(line, size + 1, &m) && m.ino && m.hip)
+	if (gp_dl_parse_map(line, size + 1, &m) && m.ino && m.rt >= 0)
 		check_found(&m);
 	free(line);
 	/* a whole file, through stdio as the daemon reads it */

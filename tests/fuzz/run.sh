@@ -29,7 +29,8 @@ srcs() {
 	proto) echo "user/proto/proto.c user/kfd/kfd.c user/base/util.c" \
 		"user/base/err.c user/proto/proto_fmt.c user/proto/proto_reply.c" ;;
 	maps | elf) echo "user/detect/detect_launch.c" \
-		"user/detect/detect_elf.c user/base/text.c" ;;
+		"user/detect/detect_elf.c user/detect/detect_libs.c" \
+		"user/base/text.c" ;;
 	esac
 }
 incs="-Iuser/base -Iuser/kfd -Iuser/session -Iuser/proto -Iuser/detect -Ibpf"

@@ -28,7 +28,8 @@ static const struct argp_option arb_options[] = {
 	  "Online work signals, comma-separated: notify (busy/idle on the "
 	  "socket; default), queues (AQL queue counters of online processes "
 	  "given by 'watch' requests, polled every --poll), launch (uprobes "
-	  "on the launch calls of the libamdhip64 each online process maps; "
+	  "on the launch calls of the GPU runtime library (libamdhip64 or "
+	  "libcuda) each online process maps; "
 	  "no change to the application)", 1 },
 	{ "launch-grace", OPT_LAUNCH_GRACE, "DURATION", 0,
 	  "--detect launch: online stays busy this long after its last "

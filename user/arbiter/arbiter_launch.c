@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --detect launch: the launch detector (detect_launch.h) in the daemon.
- * Every online process the arbiter knows is scanned for its libamdhip64
- * in a child process (it reads the process's /proc/PID/maps and the
- * library's ELF, files the tenant controls: the loop never waits on
- * another process), which writes its result to a pipe and is killed at a
- * deadline: a scan that spins or blocks leaves no thread behind, as an
- * abandoned thread did (issue 31, N3: one more spinning root thread
- * every 15 s); then its pid-scoped uprobes are attached from the loop
- * (BPF calls only). Edges from the ring become policy activity with the
- * launch detector as the source, one per pid. A busy period ends when a
- * sync call or KFD's WAIT_EVENTS ioctl returns (an idle edge) or
- * --launch-grace after the last launch (read from the BPF state at the
- * deadline).
+ * Every online process the arbiter knows is scanned for its GPU runtime
+ * library (libamdhip64 or libcuda: detect_libs.h) in a child process
+ * (it reads the process's /proc/PID/maps and the library's ELF, files
+ * the tenant controls: the loop never waits on another process), which
+ * writes its result to a pipe and is killed at a deadline: a scan that
+ * spins or blocks leaves no thread behind, as an abandoned thread did
+ * (issue 31, N3: one more spinning root thread every 15 s); then its
+ * pid-scoped uprobes are attached from the loop (BPF calls only). Edges
+ * from the ring become policy activity with the launch detector as the
+ * source, one per pid. A busy period ends when a sync call or KFD's
+ * WAIT_EVENTS ioctl returns (an idle edge) or --launch-grace after the
+ * last launch (read from the BPF state at the deadline).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +32,7 @@
 #include "util.h"
 
 #define ARBL_SCAN_DEADLINE_NS (5 * NSEC_PER_SEC)
-#define ARBL_RETRY_NS NSEC_PER_SEC	/* HIP not loaded yet: look again */
+#define ARBL_RETRY_NS NSEC_PER_SEC	/* no runtime loaded yet: look again */
 #define ARBL_MAX_JOBS 4		/* scan processes, running or unreaped */
 
 struct arbl_res {	/* what a scan's process writes to its pipe */
@@ -221,8 +221,7 @@ static void on_edge(void *ctx, const struct gp_edge *e)
 	if (!lp)
 		return;
 	if (e->kind == GP_EDGE_BUSY)
-		set_busy(d, lp, true, e->entry < GP_ENT_MAX ?
-			 gp_dl_entries[e->entry].sym : "launch");
+		set_busy(d, lp, true, gp_dl_entry_name(e->entry) ?: "launch");
 	else
 		set_busy(d, lp, false, e->entry == GP_ENT_WAIT_EVENTS ?
 			 "KFD WAIT_EVENTS returned" : "sync returned");
@@ -253,8 +252,9 @@ void arbl_start(struct daemon *d)
 			"the launch detector's fd (DAEMON_MAX_IO): edges are "
 			"read at each tick only");
 	arbl.on = true;
-	dlog("arbiter: launch detection on: libamdhip64 launch uprobes in "
-	     "each online process, --launch-grace %llu ms, KFD WAIT_EVENTS "
+	dlog("arbiter: launch detection on: launch uprobes in the GPU "
+	     "runtime library (libamdhip64 or libcuda) of each online "
+	     "process, --launch-grace %llu ms, KFD WAIT_EVENTS "
 	     "hook: %s%s%s%s",
 	     (unsigned long long)(arb_of(d)->o->launch_grace_ns / NSEC_PER_MSEC),
 	     arbl.dl.wait_how, arbl.dl.wait_why[0] ? " (" : "",
@@ -316,9 +316,10 @@ static void scan_done(struct daemon *d, struct arbl_proc *lp, uint64_t now,
 		n = gp_dl_attach(&arbl.dl, &s->lib, why, sizeof(why));
 		if (n >= 0) {
 			lp->state = ARBL_ATTACHED;
-			alog(a, "launches of pid %d: %d probes in %s%s%s", lp->pid,
-			     n, s->lib.path, s->lib.reason[0] ? "; " : "",
-			     s->lib.reason);
+			alog(a, "launches of pid %d: %d probes in %s (%s)%s%s",
+			     lp->pid, n, s->lib.path,
+			     gp_dl_runtimes[s->lib.rt].name,
+			     s->lib.reason[0] ? "; " : "", s->lib.reason);
 		}
 	} else if (n != -ECHILD) {
 		snprintf(why, sizeof(why), "%s", s->lib.reason);

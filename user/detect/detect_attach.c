@@ -169,6 +169,11 @@ int gp_dl_attach(struct gp_dl *d, const struct gp_dl_lib *lib, char *reason,
 
 	if (find(d, lib->pid))
 		return find(d, lib->pid)->nlinks;
+	/* lib came from a scan's process, which read hostile input */
+	if (lib->rt < 0 || lib->rt >= GP_RT_MAX) {
+		snprintf(reason, len, "no such GPU runtime (%d)", lib->rt);
+		return -EINVAL;
+	}
 	if (d->nprocs >= GP_DL_MAX_PROCS) {
 		snprintf(reason, len, "%d processes watched already (the most)",
 			 GP_DL_MAX_PROCS);
@@ -185,12 +190,14 @@ int gp_dl_attach(struct gp_dl *d, const struct gp_dl_lib *lib, char *reason,
 	memset(p, 0, sizeof(*p));
 	p->pid = lib->pid;
 	for (i = 0; i < GP_ENT_MAX; i++) {
-		const struct gp_dl_entry *en = &gp_dl_entries[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i,
+		const struct gp_dl_entry *en =
+			&gp_dl_runtimes[lib->rt].entries[i];
+		LIBBPF_OPTS(bpf_uprobe_opts, o,
+			    .bpf_cookie = GP_ENT_COOKIE(lib->rt, i),
 			    .retprobe = en->retprobe);
 		struct bpf_link *l;
 
-		if (!lib->off[i])
+		if (!lib->off[i] || !en->sym)
 			continue;
 		l = bpf_program__attach_uprobe_opts(
 			en->retprobe ? d->skel->progs.gp_sync_ret

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The launch detector's ELF reader: the .dynsym offsets of libamdhip64's
- * entry points in a file the online tenant controls, read by root. So:
+ * The launch detector's ELF reader: the .dynsym offsets of a GPU runtime
+ * library's entry points (libamdhip64's or libcuda's: detect_libs.c) in a
+ * file the online tenant controls, read by root. So:
  *  - no mmap (libelf's ELF_C_READ_MMAP): a tenant truncating its library
  *    during the scan made the daemon die of SIGBUS. pread into private
  *    buffers instead: a truncated file reads short, and says so;
@@ -11,7 +12,8 @@
  *    sections sharing one table) made libelf's walk spin for minutes;
  *  - offsets and sizes checked against the file's size, so nothing reads
  *    past what fstat saw.
- * Only ELF64 in host byte order: what a HIP runtime is on x86_64/aarch64.
+ * Only ELF64 in host byte order: what a HIP or CUDA driver library is on
+ * x86_64/aarch64.
  * The bounds are far above trixie's libamdhip64 5.7.1 (readelf: 10
  * program headers, 29 sections, one .dynsym of 1,744 symbols, .dynstr
  * 77 KiB; 24.5 MB file).
@@ -28,29 +30,6 @@
 
 #include "detect_launch.h"
 
-/*
- * HIP 5.7.1 (Debian trixie libamdhip64-5, nm -D --defined-only): every
- * entry below is exported; hipExtModuleLaunchKernel only C++-mangled
- * (_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjm...), the
- * path rocBLAS/hipBLASLt GEMMs take. No .symtab: internal ihip*
- * functions have no names to probe.
- */
-const struct gp_dl_entry gp_dl_entries[GP_ENT_MAX] = {
-	[GP_ENT_LAUNCH] = { "hipLaunchKernel" },
-	[GP_ENT_LAUNCH_SPT] = { "hipLaunchKernel_spt" },
-	[GP_ENT_EXT_LAUNCH] = { "hipExtLaunchKernel" },
-	[GP_ENT_MODULE] = { "hipModuleLaunchKernel" },
-	[GP_ENT_EXT_MODULE] = { "_Z24hipExtModuleLaunchKernel", true },
-	[GP_ENT_COOP] = { "hipLaunchCooperativeKernel" },
-	[GP_ENT_COOP_SPT] = { "hipLaunchCooperativeKernel_spt" },
-	[GP_ENT_MODULE_COOP] = { "hipModuleLaunchCooperativeKernel" },
-	[GP_ENT_GRAPH] = { "hipGraphLaunch" },
-	[GP_ENT_GRAPH_SPT] = { "hipGraphLaunch_spt" },
-	[GP_ENT_DEV_SYNC] = { "hipDeviceSynchronize", false, true },
-	[GP_ENT_STREAM_SYNC] = { "hipStreamSynchronize", false, true },
-	[GP_ENT_EVENT_SYNC] = { "hipEventSynchronize", false, true },
-};
-
 #define ELF_MAX_PHDRS 64
 #define ELF_MAX_SHDRS 1024
 #define ELF_MAX_SYMS (1u << 20)
@@ -60,6 +39,7 @@ const struct gp_dl_entry gp_dl_entries[GP_ENT_MAX] = {
 
 struct rd {
 	int fd;
+	const struct gp_dl_entry *ent;	/* the runtime's table */
 	uint64_t size;		/* fstat's, at the start */
 	uint64_t left;		/* of the budget */
 	const char *why;	/* the first refusal */
@@ -93,13 +73,15 @@ static bool rd(struct rd *r, void *buf, size_t n, uint64_t off)
 	return true;
 }
 
-static int match(const char *name)
+static int match(const struct gp_dl_entry *ent, const char *name)
 {
 	int i;
 
 	for (i = 0; i < GP_ENT_MAX; i++) {
-		const struct gp_dl_entry *en = &gp_dl_entries[i];
+		const struct gp_dl_entry *en = &ent[i];
 
+		if (!en->sym)
+			continue;
 		if (en->prefix ? !strncmp(name, en->sym, strlen(en->sym))
 			       : !strcmp(name, en->sym))
 			return i;
@@ -216,7 +198,7 @@ static int dynsym(struct rd *r, struct elf *e,
 			    ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
 			    s->st_name >= ss->sh_size)
 				continue;
-			m = match(str + s->st_name);
+			m = match(r->ent, str + s->st_name);
 			if (m >= 0 && !off[m])
 				off[m] = to_off(e->ph, e->nph, s->st_value,
 						 r->size);
@@ -226,12 +208,13 @@ static int dynsym(struct rd *r, struct elf *e,
 	return 1;
 }
 
-int gp_dl_resolve_fd(int fd, const char *name,
+int gp_dl_resolve_fd(int fd, const char *name, int rt,
 		     unsigned long long off[GP_ENT_MAX], int *nlaunch,
 		     char *reason, size_t len)
 {
 	char miss[GP_DL_REASON] = "";
 	struct rd r = { .fd = fd, .left = ELF_BUDGET };
+	const struct gp_dl_entry *ent;
 	struct elf *e;
 	struct stat st;
 	size_t used = 0;
@@ -239,6 +222,12 @@ int gp_dl_resolve_fd(int fd, const char *name,
 
 	memset(off, 0, sizeof(off[0]) * GP_ENT_MAX);
 	*nlaunch = 0;
+	if (rt < 0 || rt >= GP_RT_MAX) {
+		snprintf(reason, len, "%.160s: no such GPU runtime (%d)", name,
+			 rt);
+		return -EINVAL;
+	}
+	r.ent = ent = gp_dl_runtimes[rt].entries;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		snprintf(reason, len, "%.160s is not a regular file", name);
 		return -EACCES;
@@ -260,15 +249,16 @@ int gp_dl_resolve_fd(int fd, const char *name,
 			(*nlaunch)++;
 	if (!seen || !*nlaunch) {
 		snprintf(reason, len,
-			 "%.160s has %s: no launch entry point to probe (stripped, or not HIP)",
-			 name, seen ? "none of the launch symbols in .dynsym" : "no .dynsym");
+			 "%.160s has %s: no launch entry point to probe "
+			 "(stripped, or not %s)", name,
+			 seen ? "none of the launch symbols in .dynsym" :
+			 "no .dynsym", gp_dl_runtimes[rt].name);
 		return -ENOEXEC;
 	}
 	for (i = 0; i < GP_ENT_MAX; i++)
-		if (!off[i] && used < sizeof(miss))
+		if (!off[i] && ent[i].sym && used < sizeof(miss))
 			used += snprintf(miss + used, sizeof(miss) - used,
-					 "%s%s", used ? "," : "",
-					 gp_dl_entries[i].sym);
+					 "%s%s", used ? "," : "", ent[i].sym);
 	if (used)
 		snprintf(reason, len, "missing:%s", miss);
 	else

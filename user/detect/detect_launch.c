@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The launch detector's user side: find the process's libamdhip64 in its
- * /proc/PID/maps, and the entry points' file offsets in its .dynsym.
+ * The launch detector's user side: find the process's GPU runtime
+ * library (libamdhip64 or libcuda: detect_libs.c) in its /proc/PID/maps,
+ * and the entry points' file offsets in its .dynsym.
  * Everything read here is the tenant's: maps lines are read whole (a
  * mapped path may be longer than PATH_MAX: a cut line's tail must not
  * read as an entry of its own), the file is the mapping itself
@@ -26,21 +27,13 @@
 #include "detect_launch.h"
 #include "text.h"
 
-static bool is_hip(const char *path, size_t len)
-{
-	const char *b = memrchr(path, '/', len);
-
-	if (b)
-		len -= b + 1 - path, path = b + 1;
-	return len >= 11 && !memcmp(path, "libamdhip64", 11);
-}
-
 bool gp_dl_parse_map(const char *s, size_t len, struct gp_dl_map *m)
 {
 	char perms[8];
 	int pos = 0;
 
 	memset(m, 0, sizeof(*m));
+	m->rt = m->also = -1;
 	/* a line is one string: sscanf must not run past its end */
 	if (!len || memchr(s, 0, len) != s + len - 1)
 		return false;
@@ -51,7 +44,7 @@ bool gp_dl_parse_map(const char *s, size_t len, struct gp_dl_map *m)
 		const char *p = s + pos;
 		size_t n = strcspn(p, "\n");
 
-		m->hip = is_hip(p, n);
+		m->rt = gp_dl_runtime_of(p, n);
 		m->deleted = n >= 10 && !memcmp(p + n - 10, " (deleted)", 10);
 		/* for messages: control bytes and invalid UTF-8 as '?' */
 		gp_text_safe(m->path, sizeof(m->path), p, n);
@@ -65,24 +58,43 @@ bool gp_dl_parse_map(const char *s, size_t len, struct gp_dl_map *m)
 }
 
 /*
- * The first libamdhip64 mapping in maps, read whole line by whole line
- * (getline: any length). 1 found, 0 not, -errno read error.
+ * The first GPU runtime library's mapping in maps, read whole line by
+ * whole line (getline: any length). One runtime is probed per process:
+ * when both are mapped, HIP's (the AMD runtime this detector was built
+ * for), and m->also names the other. 1 found, 0 not, -errno read error.
  */
 int gp_dl_maps_find(FILE *f, struct gp_dl_map *m)
 {
+	struct gp_dl_map *t = malloc(sizeof(*t));
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	int found = 0;
+	int found = 0, also = -1;
 
+	if (!t)
+		return -ENOMEM;
 	errno = 0;
-	while ((n = getline(&line, &cap, f)) > 0)
-		if (gp_dl_parse_map(line, n + 1, m) && m->ino && m->hip) {
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (!gp_dl_parse_map(line, n + 1, t) || !t->ino || t->rt < 0)
+			continue;
+		if (!found) {
+			*m = *t;
 			found = 1;
-			break;
+		} else if (t->rt != m->rt) {
+			if (t->rt == GP_RT_HIP) {
+				also = m->rt;
+				*m = *t;
+			} else {
+				also = t->rt;
+			}
+			break;	/* both runtimes seen */
 		}
+	}
 	if (!found && ferror(f))
 		found = errno ? -errno : -EIO;
+	if (found > 0)
+		m->also = also;
+	free(t);
 	free(line);
 	return found;
 }
@@ -171,7 +183,7 @@ check:
 	return fd;
 }
 
-static int find_hip(const char *proc_root, pid_t pid, struct gp_dl_map *m)
+static int find_lib(const char *proc_root, pid_t pid, struct gp_dl_map *m)
 {
 	FILE *f = open_maps(proc_root, pid);
 	int r;
@@ -195,11 +207,12 @@ int gp_dl_scan(const char *proc_root, pid_t pid, struct gp_dl_lib *lib)
 		snprintf(lib->reason, sizeof(lib->reason), "out of memory");
 		return -ENOMEM;
 	}
-	err = find_hip(proc_root, pid, m);
+	err = find_lib(proc_root, pid, m);
 	if (!err) {
 		err = -ENOENT;
 		snprintf(lib->reason, sizeof(lib->reason),
-			 "no libamdhip64 mapped (not a HIP process, or HIP not loaded yet)");
+			 "no GPU runtime library (libamdhip64 or libcuda) mapped "
+			 "(not a GPU process, or its runtime not loaded yet)");
 		goto out;
 	}
 	if (err < 0) {
@@ -208,6 +221,7 @@ int gp_dl_scan(const char *proc_root, pid_t pid, struct gp_dl_lib *lib)
 		goto out;
 	}
 	snprintf(lib->path, sizeof(lib->path), "%s", m->path);
+	lib->rt = m->rt;
 	lib->dev = makedev(m->maj, m->min);
 	lib->ino = m->ino;
 	fd = open_mapped(proc_root, pid, m, lib);
@@ -226,15 +240,24 @@ int gp_dl_scan(const char *proc_root, pid_t pid, struct gp_dl_lib *lib)
 				 ": %s", strerror(-err));
 		goto out;
 	}
-	err = gp_dl_resolve_fd(fd, m->path, lib->off, &lib->nlaunch,
+	err = gp_dl_resolve_fd(fd, m->path, m->rt, lib->off, &lib->nlaunch,
 			       lib->reason, sizeof(lib->reason));
 	close(fd);
+	if (!err && m->also >= 0) {
+		size_t u = strlen(lib->reason);
+
+		snprintf(lib->reason + u, sizeof(lib->reason) - u,
+			 "%s%s library also mapped, not probed (one runtime "
+			 "per process: %s's)", u ? "; " : "",
+			 gp_dl_runtimes[m->also].name,
+			 gp_dl_runtimes[m->rt].name);
+	}
 out:
 	free(m);
 	return err;
 }
 
-int gp_dl_resolve(const char *file, unsigned long long off[GP_ENT_MAX],
+int gp_dl_resolve(const char *file, int rt, unsigned long long off[GP_ENT_MAX],
 		  int *nlaunch, char *reason, size_t len)
 {
 	char name[PATH_MAX];
@@ -250,7 +273,7 @@ int gp_dl_resolve(const char *file, unsigned long long off[GP_ENT_MAX],
 			 strerror(-err));
 		return err;
 	}
-	err = gp_dl_resolve_fd(fd, name, off, nlaunch, reason, len);
+	err = gp_dl_resolve_fd(fd, name, rt, off, nlaunch, reason, len);
 	close(fd);
 	return err;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The launch detector (--detect launch): libamdhip64's launch entry
- * points and synchronisation returns, probed per online process, seen as
- * idle->busy and busy->idle edges (bpf/detect.bpf.c). Two halves:
+ * The launch detector (--detect launch): a GPU runtime library's
+ * (libamdhip64's or libcuda's: detect_libs.h) launch entry points and
+ * synchronisation returns, probed per online process, seen as idle->busy
+ * and busy->idle edges (bpf/detect.bpf.c). Two halves:
  *   gp_dl_scan()   reads /proc/PID/maps and the mapped library's ELF
  *                  symbols: it reads another process's files, so the
  *                  daemon runs it off its loop, with a deadline;
@@ -21,20 +22,16 @@
 #include <linux/types.h>
 
 #include "detect.h"
+#include "detect_libs.h"
 
 #define GP_DL_MAX_PROCS 256
 #define GP_DL_REASON 320
 
-struct gp_dl_entry {
-	const char *sym;	/* exact .dynsym name, or a mangled prefix */
-	bool prefix;		/* sym is the start of a C++-mangled name */
-	bool retprobe;		/* a uretprobe (sync calls) */
-};
-extern const struct gp_dl_entry gp_dl_entries[GP_ENT_MAX];
-
-/* One process's mapped HIP library and where its entry points are. */
+/* One process's mapped GPU runtime library and where its entry points
+ * are. */
 struct gp_dl_lib {
 	pid_t pid;
+	int rt;			/* enum gp_runtime: whose table off[] is in */
 	char path[PATH_MAX];	/* as /proc/PID/maps names it */
 	char open_path[PATH_MAX + 32];	/* reachable from here */
 	dev_t dev;
@@ -47,17 +44,20 @@ struct gp_dl_lib {
 /*
  * Scan pid under proc_root ("/proc", or a fixture). 0 when at least one
  * launch entry point was found (lib->reason then lists missing ones, if
- * any); -ENOENT no libamdhip64 mapped; -ENOEXEC stripped or no launch
+ * any); -ENOENT no GPU runtime library mapped (libamdhip64 or libcuda:
+ * the first found is probed, HIP first when both are, and lib->reason
+ * says so); -ENOEXEC stripped or no launch
  * symbol; -EACCES/-ESTALE the file cannot be read or is not the mapped
  * one; lib->reason says which, for the "unwatched, because" report.
  */
 int gp_dl_scan(const char *proc_root, pid_t pid, struct gp_dl_lib *lib);
-/* The .dynsym offsets of the entries in file. 0 or -errno with reason. */
-int gp_dl_resolve(const char *file, unsigned long long off[GP_ENT_MAX],
+/* The .dynsym offsets of runtime rt's entries in file. 0 or -errno with
+ * reason. */
+int gp_dl_resolve(const char *file, int rt, unsigned long long off[GP_ENT_MAX],
 		  int *nlaunch, char *reason, size_t len);
 /* The same from an open regular file, read with pread within bounds
  * (detect_elf.c); name (already escaped) is for the reason only. */
-int gp_dl_resolve_fd(int fd, const char *name,
+int gp_dl_resolve_fd(int fd, const char *name, int rt,
 		     unsigned long long off[GP_ENT_MAX], int *nlaunch,
 		     char *reason, size_t len);
 
@@ -65,7 +65,9 @@ int gp_dl_resolve_fd(int fd, const char *name,
 struct gp_dl_map {
 	unsigned long long start, end, off, ino;
 	unsigned maj, min;
-	bool hip;		/* the file's name starts with libamdhip64 */
+	int rt;			/* the runtime its file's name says; -1 none */
+	int also;		/* gp_dl_maps_find: another runtime's library
+				 * also mapped, not probed; -1 none */
 	bool deleted;		/* " (deleted)" at its end */
 	bool raw_cut;		/* raw too long to hold */
 	char raw[PATH_MAX];	/* the path as the line has it */
@@ -73,8 +75,9 @@ struct gp_dl_map {
 };
 /* Parse one whole line: s[len - 1] is its only NUL. false: not a line. */
 bool gp_dl_parse_map(const char *s, size_t len, struct gp_dl_map *m);
-/* The first libamdhip64 mapping with an inode in f, read whole line by
- * whole line whatever their length. 1 found, 0 none, -errno. */
+/* The first GPU runtime library's mapping with an inode in f (HIP's
+ * first, when both are mapped), read whole line by whole line whatever
+ * their length. 1 found, 0 none, -errno. */
 int gp_dl_maps_find(FILE *f, struct gp_dl_map *m);
 /* Address of entry e in pid's memory (tests peek at the breakpoint). */
 unsigned long long gp_dl_entry_addr(const char *proc_root,
