@@ -11,6 +11,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "bk_kfd.h"
 #include "daemon_int.h"
 #include "daemon_privs.h"
 #include "exitcodes.h"
@@ -51,7 +52,7 @@ static int loop(struct daemon *d)
 		nt = d->n_t;
 		for (i = 0; i < nt; i++)
 			p[n++] = (struct pollfd){
-				session_event_fd(d->t[i].s), POLLIN, 0 };
+				gp_bk_event_fd(d->t[i].p), POLLIN, 0 };
 		nc = d->n_c;
 		for (i = 0; i < nc; i++)
 			/* no new request before the last reply left */
@@ -208,6 +209,16 @@ int daemon_main(const struct daemon_opts *o)
 	d.max_hold_ns = o->max_hold_ns ? o->max_hold_ns :
 			DAEMON_DEFAULT_MAX_HOLD_NS;
 	d.idle_ns = o->idle_ns ? o->idle_ns : DAEMON_IDLE_NS;
+	/* the backends, in claim order: KFD first (its errors are the
+	 * default answer for a process no backend claims) */
+	d.bk.b[d.bk.n] = gp_bk_kfd_new(&d.kfd);
+	if (d.bk.b[d.bk.n])
+		d.bk.n++;
+	if (!d.bk.n) {
+		gp_err_set(&e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
+		fprintf(stderr, "gpreempt-ctl: %s\n", e.msg);
+		return GP_EXIT_FAILURE;
+	}
 	if (start(&d, &old, &blocked, &e)) {
 		fprintf(stderr, "%sgpreempt-ctl: %s\n", dlog_prefix(LOG_ERR), e.msg);
 		ret = e.exit ? e.exit : GP_EXIT_FAILURE;
@@ -236,7 +247,9 @@ int daemon_main(const struct daemon_opts *o)
 		close(d.sfd);
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &old, NULL);
-	if (d.kfd_ok)
+	gp_bk_set_close(&d.bk);
+	gp_bk_kfd_destroy(d.bk.b[0]);
+	if (d.kfd.fd >= 0)
 		kfd_close(&d.kfd);
 	dlog_close();
 	return ret;
