@@ -165,7 +165,19 @@ $(OUTPUT)/tests/%: tests/detect/%.c $(LIBGP) $(SKELS) $(CONFIG_STAMP) | $(OUTPUT
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) $< $(LIBGP) $(LDLIBS) -o $@
 
 .PHONY: tests
-tests: all $(UNIT_TESTS) $(BPF_TESTS) $(DETECT_TOOLS)
+# STAND-INS for the CUDA backend's L1 tests (tests/cuda/): a libcuda.so.1
+# with the checkpoint entry points, and a target that maps it.
+CUDA_STANDIN := $(OUTPUT)/tests/cuda-standin/libcuda.so.1
+CUDA_TARGET := $(OUTPUT)/tests/standin_cuda_target
+$(CUDA_STANDIN): tests/cuda/standin_libcuda.c $(CONFIG_STAMP) | $(OUTPUT)/tests
+	$(call msg,LIB,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -Wall -Werror -shared -fPIC -Wl,-soname,libcuda.so.1 $< -o $@
+$(CUDA_TARGET): tests/cuda/standin_cuda_target.c $(CONFIG_STAMP) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) -O2 -Wall -Werror $< -ldl -o $@
+
+tests: all $(UNIT_TESTS) $(BPF_TESTS) $(DETECT_TOOLS) $(CUDA_STANDIN) $(CUDA_TARGET)
 
 # Suites. Each prints TAP; scripts/run-tests.sh sums them.
 .PHONY: test test-unit test-bpf test-bats test-doc test-vm
