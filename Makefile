@@ -19,6 +19,8 @@
 #
 #   make                 both tools, dynamically linked
 #   make STATIC=1        both tools, statically linked (VM initramfs)
+#   make PORTABLE=1      glibc dynamic, libbpf/libelf/zlib/zstd static
+#                        (a machine without libbpf; dlopen of libcuda works)
 #   make DEBUG=1         -Og -g3, for a debugger
 #   make install PREFIX=/usr DESTDIR=/tmp/root   (see packaging/)
 #   make deb             Debian package (packaging/debian), in $(OUTPUT)/deb/
@@ -61,6 +63,11 @@ ifeq ($(STATIC),1)
 LDFLAGS += -static
 # bookworm's libelf.a (0.188) links statically; backports' 0.192 does not.
 LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd
+else ifeq ($(PORTABLE),1)
+# glibc dynamic (dlopen of libcuda.so.1 and libnvidia-ml.so.1 needs it),
+# libbpf, libelf, zlib and zstd static: runs where libbpf is not
+# installed (docs/development.md, "PORTABLE=1").
+LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -Wl,-Bdynamic
 else
 LDLIBS := -lbpf -lelf -lz
 endif
@@ -86,7 +93,7 @@ BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/tes
 # $(OUTPUT)/build-config and rewritten only when it differs, so that
 # `make STATIC=1` after `make` relinks instead of reusing dynamic binaries.
 CONFIG_STAMP := $(OUTPUT)/build-config
-BUILD_CONFIG := STATIC=$(STATIC) DEBUG=$(DEBUG) ARCH=$(ARCH) CC=$(CC) \
+BUILD_CONFIG := STATIC=$(STATIC) PORTABLE=$(PORTABLE) DEBUG=$(DEBUG) ARCH=$(ARCH) CC=$(CC) \
 	CLANG=$(CLANG) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) LDLIBS=$(LDLIBS)
 
 ifeq ($(V),1)
