@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "arbiter_int.h"
+#include "bk_cuda.h"
 #include "hist.h"
 #include "util.h"
 
@@ -102,6 +103,28 @@ uint64_t arbg_gang_key(enum gp_gang k, const struct arb_proc *p)
 	if (k == GP_GANG_PGID && (g = getpgid(p->pid)) > 0)
 		return (uint64_t)g;
 	return 0;
+}
+
+/*
+ * The scan's pids (KFD's sysfs processes, n of them in *pids) plus the
+ * CUDA processes the CUDA backend found off the loop, when it is on:
+ * NVIDIA processes have no KFD entry. Returns the new count.
+ */
+int arbg_more_pids(struct daemon *d, int **pids, int n)
+{
+	struct gp_backend *b = gp_bk_named(&d->bk, "cuda");
+	int *more = NULL, m, *all;
+
+	if (!b || (m = gp_bk_cuda_candidates(b, &more)) <= 0)
+		return n;
+	all = realloc(*pids, (n + m) * sizeof(int));
+	if (all) {
+		memcpy(all + n, more, m * sizeof(int));
+		*pids = all;
+		n += m;
+	}
+	free(more);
+	return n;
 }
 
 /* pid's queues in the sysfs tree into the policy (new ones only count). */

@@ -25,11 +25,25 @@
  * driver is stuck; the caller is told, the journal keeps the entry. */
 #define LOCK_GRACE_NS (2ULL * 1000000000ULL)
 
+#define MAX_CAND 1024
+#define CAND_EVERY_NS (1000ULL * 1000000ULL)
+
+struct candjob {
+	pid_t guardian;		/* ours: it maps libcuda (a fork), never a
+				 * target */
+	int n;
+	int pid[MAX_CAND];
+};
+
 struct cuda_be {
 	struct gp_cuda_api api;
 	char journal[256];
 	uint32_t timeout_ms;
 	pid_t guardian;
+	struct gp_offjob *cj;	/* a candidates' refresh in flight */
+	uint64_t cand_at;	/* when the last one started */
+	int ncand;
+	int cand[MAX_CAND];
 };
 
 /* One lock off the loop: what the thread reads and writes. */
@@ -39,6 +53,7 @@ struct lockjob {
 	pid_t pid;
 	uint64_t start;
 	uint32_t timeout_ms;
+	bool verified;		/* its maps were seen to name libcuda */
 	int efd;		/* a dup of the process's eventfd */
 	/* results */
 	int stage;		/* 0 locked or the CUresult says; 1 not a
@@ -59,7 +74,7 @@ struct cproc {
 	struct gp_bproc base;	/* first */
 	int pidfd, efd, epfd;
 	uint64_t start;
-	bool locked, gone, stuck;
+	bool locked, gone, stuck, verified;
 	struct gp_offjob *job;	/* a lock in flight */
 	struct gp_offjob *pjob;	/* placement in flight */
 	bool have_done;
@@ -126,7 +141,8 @@ static void lock_fn(void *arg)
 	uint64_t t0, one = 1;
 	int st = -1;
 
-	if (!gp_cuda_maps_libcuda(j->pid)) {
+	/* once per process: a big process's maps take a while */
+	if (!j->verified && !gp_cuda_maps_libcuda(j->pid)) {
 		j->stage = gp_proc_start_time(j->pid) ? 1 : 2;
 		goto out;
 	}
@@ -299,6 +315,8 @@ static void lock_finished(struct cproc *p)
 	memset(d, 0, sizeof(*d));
 	op_init(&d->op, KFD_CALL_SUSPEND, p->base.pid);
 	d->op.ns = j->ns;
+	if (j->stage != 1 && j->stage != 2)
+		p->verified = true;
 	if (!j->stage && j->res == GP_CU_SUCCESS) {
 		p->locked = true;
 		d->op.ret = 1;
@@ -417,6 +435,7 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 	j->pid = bp->pid;
 	j->start = p->start;
 	j->timeout_ms = c->timeout_ms;
+	j->verified = p->verified;
 	p->job = gp_offjob_start(lock_fn, j, lock_free, monotonic_ns(), &err);
 	if (!p->job)
 		return gp_err_set(e, GP_EXIT_FAILURE, -err, "cannot start the "
@@ -619,4 +638,57 @@ int gp_bk_cuda_unlock_pid(struct gp_backend *b, pid_t pid, struct gp_err *e)
 		return 0;
 	gp_cuda_err(e, "unlock", pid, res, c->timeout_ms);
 	return -1;
+}
+
+/* NVML's compute processes, else every pid whose maps name libcuda. */
+static void cand_fn(void *arg)
+{
+	struct candjob *j = arg;
+	int *all = NULL, n, self = getpid();
+
+	j->n = gp_nvml_pids(j->pid, MAX_CAND);
+	if (j->n >= 0) {
+		for (int i = 0; i < j->n; i++)
+			if (j->pid[i] == self || j->pid[i] == j->guardian)
+				j->pid[i--] = j->pid[--j->n];
+		return;
+	}
+	j->n = 0;
+	n = gp_dir_ids("/proc", &all);
+	for (int i = 0; i < n && j->n < MAX_CAND; i++)
+		if (all[i] != self && all[i] != j->guardian &&
+		    gp_cuda_maps_libcuda(all[i]))
+			j->pid[j->n++] = all[i];
+	free(all);
+}
+
+int gp_bk_cuda_candidates(struct gp_backend *b, int **pids)
+{
+	struct cuda_be *c = be(b);
+	struct candjob *j;
+
+	*pids = NULL;
+	if (c->cj && gp_offjob_done(c->cj)) {
+		j = gp_offjob_arg(c->cj);
+		c->ncand = j->n;
+		memcpy(c->cand, j->pid, j->n * sizeof(int));
+		gp_offjob_put(c->cj);
+		c->cj = NULL;
+	} else if (c->cj && gp_offjob_late(c->cj, monotonic_ns(),
+					   10ULL * 1000000000ULL)) {
+		gp_offjob_put(c->cj);	/* a stuck maps read: its thread */
+		c->cj = NULL;
+	}
+	/* at most one refresh a second: without NVML it reads every
+	 * process's maps */
+	if (!c->cj && monotonic_ns() - c->cand_at >= CAND_EVERY_NS &&
+	    (j = calloc(1, sizeof(*j)))) {
+		c->cand_at = monotonic_ns();
+		j->guardian = c->guardian;
+		c->cj = gp_offjob_start(cand_fn, j, free, c->cand_at, NULL);
+	}
+	if (!c->ncand || !(*pids = malloc(c->ncand * sizeof(int))))
+		return 0;
+	memcpy(*pids, c->cand, c->ncand * sizeof(int));
+	return c->ncand;
 }

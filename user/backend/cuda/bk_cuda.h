@@ -41,6 +41,13 @@ int gp_bk_cuda_start(struct gp_backend *b, bool replay,
 /* Unlock pid whoever locked it (the manual remedy): 1 unlocked, 0 it
  * was not locked, -1 with e. Its journal line goes too. */
 int gp_bk_cuda_unlock_pid(struct gp_backend *b, pid_t pid, struct gp_err *e);
+/*
+ * The pids that use CUDA, as last found off the loop (NVML's compute
+ * processes; without NVML, every pid whose maps name libcuda.so); each
+ * call takes a finished refresh and starts the next. Their number and
+ * *pids (malloc'd, the caller frees), 0 before the first is done.
+ */
+int gp_bk_cuda_candidates(struct gp_backend *b, int **pids);
 const char *gp_bk_cuda_journal(const struct gp_backend *b);
 uint32_t gp_bk_cuda_lock_timeout_ms(const struct gp_backend *b);
 int gp_bk_cuda_version(const struct gp_backend *b);

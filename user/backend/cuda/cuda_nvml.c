@@ -99,3 +99,30 @@ int gp_nvml_gpus_of(pid_t pid, struct gp_bk_where *w, int max)
 	pthread_mutex_unlock(&nv.mu);
 	return k;
 }
+
+int gp_nvml_pids(int *out, int max)
+{
+	static struct nvml_proc pr[MAX_PROCS];
+	unsigned int ndev = 0, np, i, j;
+	int k = 0, m;
+	void *dev;
+
+	pthread_mutex_lock(&nv.mu);
+	if (load() < 0 || nv.count(&ndev)) {
+		pthread_mutex_unlock(&nv.mu);
+		return -1;
+	}
+	for (i = 0; i < ndev; i++) {
+		np = MAX_PROCS;
+		if (nv.handle(i, &dev) || nv.procs(dev, &np, pr))
+			continue;
+		for (j = 0; j < np && j < MAX_PROCS && k < max; j++) {
+			for (m = 0; m < k && out[m] != (int)pr[j].pid; m++)
+				;
+			if (m == k)
+				out[k++] = pr[j].pid;
+		}
+	}
+	pthread_mutex_unlock(&nv.mu);
+	return k;
+}

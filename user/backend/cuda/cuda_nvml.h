@@ -14,6 +14,8 @@
 
 /* The GPUs pid has a compute context on, up to max; -1: NVML absent. */
 int gp_nvml_gpus_of(pid_t pid, struct gp_bk_where *w, int max);
+/* Every pid with a compute context on some GPU, up to max; -1: no NVML. */
+int gp_nvml_pids(int *out, int max);
 /* Pure: the u32 gpu id the policy uses for a UUID (FNV-1a, never 0). */
 uint32_t gp_nvml_gpu_id(const char *uuid);
 
