@@ -189,6 +189,9 @@ static int via_daemon(const struct ctl_args *a, const char *path)
 	}
 	/* a reply that waits for the runtime comes that much later */
 	timeout = PROTO_TIMEOUT_MS + q.wait_ns / NSEC_PER_MSEC;
+	/* and a CUDA lock as long as the daemon lets it wait (the daemon's
+	 * --cuda-lock-timeout; the client is told with the same flag) */
+	timeout += a->cuda_lock_timeout_ns / NSEC_PER_MSEC;
 	if (ctl_call(path, &q, r, timeout > INT_MAX ? INT_MAX : (int)timeout,
 		     &e))
 		ret = ctl_report(&o, &e);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The guardian of CUDA locks (cuda_guardian.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,7 +102,14 @@ pid_t gp_cuda_guardian_start(const char *journal, uint32_t lock_timeout_ms,
 		return -1;
 	}
 	if (!g) {
-		/* keep stdin/out/err and the pidfd, close the rest */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* stdin and stdout to /dev/null (a pipe kept open would hold
+		 * its reader), stderr for the log, the pidfd; no others */
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
 		if (pidfd != 3) {
 			dup2(pidfd, 3);
 			pidfd = 3;
