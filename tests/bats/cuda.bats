@@ -100,6 +100,9 @@ start_daemon() {
 	locked
 	grep -q "^$TGT " "$J"
 	stands_still
+	# status names the backend, its state and (no NVML here) all GPUs
+	run -0 "$CTL" status --socket "$SOCK"
+	[[ "$output" == *"pid $TGT"*"cuda suspended gpu all"* ]]
 	wait_for "! locked"
 	counts_on
 	! grep -q "^$TGT " "$J"
