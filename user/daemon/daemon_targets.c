@@ -44,9 +44,13 @@ static void keep_detaching(struct daemon *d, struct target *t)
 	t->detaching = true;
 	t->held_since = t->deadline = 0;
 	d->n_detaching++;
-	dlog("pid %d cannot stop yet (in a vfork or an uninterruptible "
-	     "sleep, or its leader exited before its threads): its detach "
-	     "finishes when it can", t->pid);
+	if (strcmp(gp_bk_name(t->p), "kfd"))
+		dlog("pid %d: its release waits for the %s call in flight "
+		     "(then undoes it)", t->pid, gp_bk_name(t->p));
+	else
+		dlog("pid %d cannot stop yet (in a vfork or an uninterruptible "
+		     "sleep, or its leader exited before its threads): its "
+		     "detach finishes when it can", t->pid);
 }
 
 void target_drop(struct daemon *d, struct target *t)
