@@ -223,3 +223,25 @@ start_daemon() {
 	counts_on
 	kill "$srv"
 }
+
+@test "cuda stand-in: idle while the arbiter's lock waits: the lock is undone as it lands, no failure" {
+	cp "$TGT_BIN" "$D/gp-serve"
+	"$D/gp-serve" 120 >/dev/null 2>&1 3>&- &
+	local srv=$!
+	start_daemon --online "uid=0,cmdline=$D/gp-serve" --offline "pid=$TGT" \
+		--cuda-lock-timeout 10s
+	wait_for "grep -q 'offline pid $TGT .* attached' $D/log"
+	wait_for "grep -q 'found online pid $srv' $D/log"
+	# the lock waits 1 s for the stand-in's kernel in flight
+	echo 1000 > "$D/$TGT.slow"
+	run -0 "$CTL" notify busy --pid "$srv" --socket "$SOCK"
+	run -0 "$CTL" notify idle --pid "$srv" --socket "$SOCK"
+	wait_for "grep -q 'resume pid $TGT (idle): after the lock in flight' $D/log"
+	wait_for "grep -q 'suspend pid $TGT (busy): 1 queues' $D/log"
+	wait_for "grep -q 'resume pid $TGT (idle): 1 queues (all), 1 ok' $D/log"
+	! locked
+	counts_on
+	run -0 "$CTL" policy --socket "$SOCK"
+	[[ "$output" == *"$TGT"*"offline"*"running"*"0 failures"* ]]
+	kill "$srv"
+}

@@ -93,7 +93,7 @@ static int standin_suspend(struct gp_bproc *bp, const uint32_t *ids,
 
 	memset(op, 0, sizeof(*op));
 	if (p->pending)
-		return gp_err_set(e, GP_EXIT_BUSY, EBUSY, "stand-in: pending");
+		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "stand-in: pending"), GP_EXIT_BUSY);
 	p->pending = true;
 	p->suspends++;
 	op->ret = -EINPROGRESS;
@@ -107,8 +107,8 @@ static int standin_resume(struct gp_bproc *bp, const uint32_t *ids,
 
 	memset(op, 0, sizeof(*op));
 	if (p->pending)
-		return gp_err_set(e, GP_EXIT_BUSY, EBUSY, "stand-in: a lock "
-				  "is in progress");
+		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "stand-in: a lock "
+				  "is in progress"), GP_EXIT_BUSY);
 	if (p->held) {
 		standin_whole(op, KFD_CALL_RESUME, bp->pid, true);
 		p->held = false;

@@ -299,11 +299,26 @@ static void suspend_done(struct daemon *d, struct target *t,
 
 	if (!a || !a->g)
 		return;
+	const struct gp_gproc *gp;
+	struct session_op op = {};
+	struct gp_err e = {};
+	int r;
+
 	action_result(d, a, t, GP_POP_SUSPEND, (enum gp_pcause)t->op_for_ns,
 		      true, t->op_req_ns,
 		      now - t->op_req_ns, &dn->op, dn->r, &dn->e);
 	if (!dn->r || dn->r == GP_EXIT_PARTIAL)
 		place_snapshot(d, a, t->pid);
+	/* the policy let it go while the lock waited (idle came first):
+	 * undo the lock now (the unlock waits for nothing) */
+	gp = gp_gpolicy_proc(a->g, t->pid);
+	if (dn->op.ret >= 0 && (!gp || !arbg_held(gp))) {
+		now = monotonic_ns();
+		r = gp_bk_resume(t->p, NULL, 0, &op, &e);
+		action_result(d, a, t, GP_POP_RESUME, GP_CAUSE_IDLE, true, now,
+			      monotonic_ns() - now, &op, r, &e);
+		session_op_free(&op);
+	}
 	arb_apply(d);
 }
 
@@ -341,6 +356,16 @@ void arbg_apply(struct daemon *d)
 			alog(a, "%s pid %d (%s, %s): locking off the loop",
 			     gp_pop_name(x->op), x->pid,
 			     gp_pcause_name(x->cause), gp_bk_name(t->p));
+			session_op_free(&op);
+			continue;
+		}
+		if (!susp && r == GP_EXIT_BUSY &&
+		    gp_bk_state(t->p) == GP_BK_LOCKING) {
+			/* the lock in flight is undone when it lands
+			 * (suspend_done): the policy's resume stands */
+			alog(a, "%s pid %d (%s): after the lock in flight",
+			     gp_pop_name(x->op), x->pid,
+			     gp_pcause_name(x->cause));
 			session_op_free(&op);
 			continue;
 		}

@@ -409,17 +409,17 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_SUSPEND, bp->pid);
 	if (n)
-		return gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
+		return (gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
 				  "process: it has no queue ids; suspend it "
-				  "whole (no --queues)", bp->pid);
+				  "whole (no --queues)", bp->pid), GP_EXIT_USAGE);
 	if (p->gone)
-		return gp_err_set(e, GP_EXIT_TARGET, ESRCH, "pid %d exited",
-				  bp->pid);
+		return (gp_err_set(e, GP_EXIT_TARGET, ESRCH, "pid %d exited",
+				  bp->pid), GP_EXIT_TARGET);
 	if (p->job)
-		return gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
+		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
 				  "is in progress (it waits for the GPU work in "
 				  "flight, up to %u ms): retry after it",
-				  bp->pid, c->timeout_ms);
+				  bp->pid, c->timeout_ms), GP_EXIT_BUSY);
 	if (p->locked) {
 		op_whole(op, KFD_Q_INVALID);	/* held already */
 		return 0;
@@ -427,8 +427,8 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 	j = calloc(1, sizeof(*j));
 	if (!j || (j->efd = dup(p->efd)) < 0) {
 		free(j);
-		return gp_err_set(e, GP_EXIT_FAILURE, errno, "out of memory "
-				  "or descriptors");
+		return (gp_err_set(e, GP_EXIT_FAILURE, errno, "out of memory "
+				  "or descriptors"), GP_EXIT_FAILURE);
 	}
 	j->api = &c->api;
 	snprintf(j->journal, sizeof(j->journal), "%s", c->journal);
@@ -438,8 +438,8 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 	j->verified = p->verified;
 	p->job = gp_offjob_start(lock_fn, j, lock_free, monotonic_ns(), &err);
 	if (!p->job)
-		return gp_err_set(e, GP_EXIT_FAILURE, -err, "cannot start the "
-				  "CUDA lock's thread: %s", strerror(-err));
+		return (gp_err_set(e, GP_EXIT_FAILURE, -err, "cannot start the "
+				  "CUDA lock's thread: %s", strerror(-err)), GP_EXIT_FAILURE);
 	op->ret = -EINPROGRESS;
 	return GP_BK_PENDING;
 }
@@ -451,13 +451,13 @@ static int cuda_resume(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_RESUME, bp->pid);
 	if (n)
-		return gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
+		return (gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
 				  "process: it has no queue ids; resume it "
-				  "whole (no --queues)", bp->pid);
+				  "whole (no --queues)", bp->pid), GP_EXIT_USAGE);
 	if (p->job)
-		return gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
+		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
 				  "is in progress: its resume has to wait for "
-				  "it (retried)", bp->pid);
+				  "it (retried)", bp->pid), GP_EXIT_BUSY);
 	if (!p->locked || p->gone)
 		return 0;	/* nothing held */
 	return unlock_now(p, op, e);

@@ -49,7 +49,7 @@ static int open_locked(const char *path)
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = 0;
-		if (mkdir(dir, 0700) && errno != EEXIST)
+		if (mkdir(dir, 0755) && errno != EEXIST)
 			return -errno;
 	}
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
