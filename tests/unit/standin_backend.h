@@ -93,7 +93,8 @@ static int standin_suspend(struct gp_bproc *bp, const uint32_t *ids,
 
 	memset(op, 0, sizeof(*op));
 	if (p->pending)
-		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "stand-in: pending"), GP_EXIT_BUSY);
+		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "stand-in: pending"),
+			GP_EXIT_BUSY);
 	p->pending = true;
 	p->suspends++;
 	op->ret = -EINPROGRESS;

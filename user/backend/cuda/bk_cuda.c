@@ -14,7 +14,9 @@
 #include "bk_cuda.h"
 #include "cuda_api.h"
 #include "cuda_guardian.h"
+#include "cuda_find.h"
 #include "cuda_journal.h"
+#include "cuda_lock.h"
 #include "cuda_nvml.h"
 #include "exitcodes.h"
 #include "kfd.h"
@@ -25,41 +27,12 @@
  * driver is stuck; the caller is told, the journal keeps the entry. */
 #define LOCK_GRACE_NS (2ULL * 1000000000ULL)
 
-#define MAX_CAND 1024
-#define CAND_EVERY_NS (1000ULL * 1000000ULL)
-
-struct candjob {
-	pid_t guardian;		/* ours: it maps libcuda (a fork), never a
-				 * target */
-	int n;
-	int pid[MAX_CAND];
-};
-
 struct cuda_be {
 	struct gp_cuda_api api;
 	char journal[256];
 	uint32_t timeout_ms;
 	pid_t guardian;
-	struct gp_offjob *cj;	/* a candidates' refresh in flight */
-	uint64_t cand_at;	/* when the last one started */
-	int ncand;
-	int cand[MAX_CAND];
-};
-
-/* One lock off the loop: what the thread reads and writes. */
-struct lockjob {
-	const struct gp_cuda_api *api;	/* lives as long as the process */
-	char journal[256];
-	pid_t pid;
-	uint64_t start;
-	uint32_t timeout_ms;
-	bool verified;		/* its maps were seen to name libcuda */
-	int efd;		/* a dup of the process's eventfd */
-	/* results */
-	int stage;		/* 0 locked or the CUresult says; 1 not a
-				 * CUDA process; 2 recycled; 3 journal */
-	int res, err;
-	uint64_t ns;
+	struct gp_cuda_finder find;	/* the CUDA processes, off the loop */
 };
 
 /* Where it runs (NVML), off the loop at attach. */
@@ -93,31 +66,6 @@ static struct cuda_be *be(const struct gp_backend *b)
 	return b->priv;
 }
 
-bool gp_cuda_maps_libcuda(pid_t pid)
-{
-	char path[64], buf[8192 + 32];
-	size_t keep = 0;
-	ssize_t n;
-	bool hit = false;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	/* the tail of each chunk is kept: a name may straddle two reads */
-	while (!hit && (n = read(fd, buf + keep, sizeof(buf) - 1 - keep)) > 0) {
-		size_t len = keep + n;
-
-		buf[len] = 0;
-		hit = strstr(buf, "/libcuda.so") != NULL;
-		keep = len < 16 ? len : 16;
-		memmove(buf, buf + len - keep, keep);
-	}
-	close(fd);
-	return hit;
-}
-
 static int cuda_open(struct gp_backend *b, struct gp_err *e)
 {
 	return gp_cuda_load(&be(b)->api, e);
@@ -133,52 +81,6 @@ static void cuda_close(struct gp_backend *b)
 static bool cuda_claims(struct gp_backend *b, pid_t pid)
 {
 	return b->opened;
-}
-
-static void lock_fn(void *arg)
-{
-	struct lockjob *j = arg;
-	uint64_t t0, one = 1;
-	int st = -1;
-
-	/* once per process: a big process's maps take a while */
-	if (!j->verified && !gp_cuda_maps_libcuda(j->pid)) {
-		j->stage = gp_proc_start_time(j->pid) ? 1 : 2;
-		goto out;
-	}
-	if (gp_proc_start_time(j->pid) != j->start) {
-		j->stage = 2;
-		goto out;
-	}
-	/* durable first: a lock outlives its holder (cuda_journal.h) */
-	j->err = -gp_cjournal_add(j->journal, j->pid, j->start);
-	if (j->err) {
-		j->stage = 3;
-		goto out;
-	}
-	t0 = monotonic_ns();
-	j->res = gp_cuda_lock(j->api, j->pid, j->timeout_ms);
-	j->ns = monotonic_ns() - t0;
-	if (j->res != GP_CU_SUCCESS) {
-		/* not ours: never unlock a lock another holder took (401) */
-		if (j->res == GP_CU_NOT_READY &&
-		    !gp_cuda_state(j->api, j->pid, &st) &&
-		    st == GP_CU_STATE_LOCKED)
-			gp_cuda_unlock(j->api, j->pid);
-		gp_cjournal_remove(j->journal, j->pid, j->start);
-	}
-out:
-	if (write(j->efd, &one, sizeof(one)) < 0) {
-		/* the loop also looks on every tick */
-	}
-}
-
-static void lock_free(void *arg)
-{
-	struct lockjob *j = arg;
-
-	close(j->efd);
-	free(j);
 }
 
 static void place_fn(void *arg)
@@ -308,32 +210,32 @@ static int unlock_now(struct cproc *p, struct session_op *op,
 /* Take a finished lock job's result into p->done. */
 static void lock_finished(struct cproc *p)
 {
-	struct lockjob *j = gp_offjob_arg(p->job);
+	struct gp_cuda_lockjob *j = gp_offjob_arg(p->job);
 	struct gp_bk_done *d = &p->done;
 	struct cuda_be *c = be(p->base.b);
 
 	memset(d, 0, sizeof(*d));
 	op_init(&d->op, KFD_CALL_SUSPEND, p->base.pid);
 	d->op.ns = j->ns;
-	if (j->stage != 1 && j->stage != 2)
+	if (j->stage != GP_CL_NOT_CUDA && j->stage != GP_CL_GONE)
 		p->verified = true;
-	if (!j->stage && j->res == GP_CU_SUCCESS) {
+	if (j->stage == GP_CL_CALLED && j->res == GP_CU_SUCCESS) {
 		p->locked = true;
 		d->op.ret = 1;
 		op_whole(&d->op, KFD_Q_OK);
 	} else {
 		d->op.ret = -EIO;
 		op_whole(&d->op, KFD_Q_ERROR);
-		if (j->stage == 1)
+		if (j->stage == GP_CL_NOT_CUDA)
 			gp_err_set(&d->e, GP_EXIT_TARGET, EINVAL, "pid %d does "
 				   "not map libcuda.so.1: not a CUDA process "
 				   "(and no KFD process): pick a process that "
 				   "uses the GPU", p->base.pid);
-		else if (j->stage == 2)
+		else if (j->stage == GP_CL_GONE)
 			gp_err_set(&d->e, GP_EXIT_TARGET, ESRCH, "pid %d exited "
 				   "(or is another process now): nothing "
 				   "locked", p->base.pid);
-		else if (j->stage == 3)
+		else if (j->stage == GP_CL_JOURNAL)
 			gp_err_set(&d->e, GP_EXIT_FAILURE, j->err, "cannot "
 				   "record the hold in %s (%s): not locked, "
 				   "since a lock outlives its holder; make its "
@@ -404,7 +306,6 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 {
 	struct cproc *p = cp(bp);
 	struct cuda_be *c = be(bp->b);
-	struct lockjob *j;
 	int err = 0;
 
 	op_init(op, KFD_CALL_SUSPEND, bp->pid);
@@ -424,22 +325,12 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 		op_whole(op, KFD_Q_INVALID);	/* held already */
 		return 0;
 	}
-	j = calloc(1, sizeof(*j));
-	if (!j || (j->efd = dup(p->efd)) < 0) {
-		free(j);
-		return (gp_err_set(e, GP_EXIT_FAILURE, errno, "out of memory "
-				  "or descriptors"), GP_EXIT_FAILURE);
-	}
-	j->api = &c->api;
-	snprintf(j->journal, sizeof(j->journal), "%s", c->journal);
-	j->pid = bp->pid;
-	j->start = p->start;
-	j->timeout_ms = c->timeout_ms;
-	j->verified = p->verified;
-	p->job = gp_offjob_start(lock_fn, j, lock_free, monotonic_ns(), &err);
+	p->job = gp_cuda_lock_start(&c->api, c->journal, bp->pid, p->start,
+				    c->timeout_ms, p->verified, p->efd, &err);
 	if (!p->job)
 		return (gp_err_set(e, GP_EXIT_FAILURE, -err, "cannot start the "
-				  "CUDA lock's thread: %s", strerror(-err)), GP_EXIT_FAILURE);
+				   "CUDA lock's thread: %s", strerror(-err)),
+			GP_EXIT_FAILURE);
 	op->ret = -EINPROGRESS;
 	return GP_BK_PENDING;
 }
@@ -593,6 +484,7 @@ struct gp_backend *gp_bk_cuda_new(const struct gp_bk_cuda_conf *conf)
 void gp_bk_cuda_destroy(struct gp_backend *b)
 {
 	if (b) {
+		gp_cuda_find_stop(&be(b)->find);
 		free(b->priv);
 		free(b);
 	}
@@ -640,55 +532,7 @@ int gp_bk_cuda_unlock_pid(struct gp_backend *b, pid_t pid, struct gp_err *e)
 	return -1;
 }
 
-/* NVML's compute processes, else every pid whose maps name libcuda. */
-static void cand_fn(void *arg)
-{
-	struct candjob *j = arg;
-	int *all = NULL, n, self = getpid();
-
-	j->n = gp_nvml_pids(j->pid, MAX_CAND);
-	if (j->n >= 0) {
-		for (int i = 0; i < j->n; i++)
-			if (j->pid[i] == self || j->pid[i] == j->guardian)
-				j->pid[i--] = j->pid[--j->n];
-		return;
-	}
-	j->n = 0;
-	n = gp_dir_ids("/proc", &all);
-	for (int i = 0; i < n && j->n < MAX_CAND; i++)
-		if (all[i] != self && all[i] != j->guardian &&
-		    gp_cuda_maps_libcuda(all[i]))
-			j->pid[j->n++] = all[i];
-	free(all);
-}
-
 int gp_bk_cuda_candidates(struct gp_backend *b, int **pids)
 {
-	struct cuda_be *c = be(b);
-	struct candjob *j;
-
-	*pids = NULL;
-	if (c->cj && gp_offjob_done(c->cj)) {
-		j = gp_offjob_arg(c->cj);
-		c->ncand = j->n;
-		memcpy(c->cand, j->pid, j->n * sizeof(int));
-		gp_offjob_put(c->cj);
-		c->cj = NULL;
-	} else if (c->cj && gp_offjob_late(c->cj, monotonic_ns(),
-					   10ULL * 1000000000ULL)) {
-		gp_offjob_put(c->cj);	/* a stuck maps read: its thread */
-		c->cj = NULL;
-	}
-	/* at most one refresh a second: without NVML it reads every
-	 * process's maps */
-	if (!c->cj && monotonic_ns() - c->cand_at >= CAND_EVERY_NS &&
-	    (j = calloc(1, sizeof(*j)))) {
-		c->cand_at = monotonic_ns();
-		j->guardian = c->guardian;
-		c->cj = gp_offjob_start(cand_fn, j, free, c->cand_at, NULL);
-	}
-	if (!c->ncand || !(*pids = malloc(c->ncand * sizeof(int))))
-		return 0;
-	memcpy(*pids, c->cand, c->ncand * sizeof(int));
-	return c->ncand;
+	return gp_cuda_find(&be(b)->find, be(b)->guardian, pids);
 }

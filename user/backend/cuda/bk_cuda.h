@@ -28,8 +28,6 @@ struct gp_bk_cuda_conf {
 /* The backend (libcuda is loaded by gp_bk_open). NULL: no memory. */
 struct gp_backend *gp_bk_cuda_new(const struct gp_bk_cuda_conf *c);
 void gp_bk_cuda_destroy(struct gp_backend *b);
-/* Does pid map libcuda.so.1? Reads /proc/PID/maps: off the loop only. */
-bool gp_cuda_maps_libcuda(pid_t pid);
 /*
  * At the holder's start (the backend opened): with replay (the daemon),
  * unlock what the journal records from a holder that died (log gets one
