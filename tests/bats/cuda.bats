@@ -245,3 +245,12 @@ start_daemon() {
 	[[ "$output" == *"$TGT"*"offline"*"running"*"0 failures"* ]]
 	kill "$srv"
 }
+
+@test "cuda stand-in: check reports the CUDA backend and does not block on the missing KFD" {
+	[ ! -e /dev/kfd ] || skip "this host has /dev/kfd"
+	run -0 "$CTL" check
+	[[ "$output" == *"cuda "*"driver API 13000: checkpoint lock present"* ]]
+	[[ "$output" == *"verdict: suspend/resume of CUDA processes can work here"* ]]
+	LD_LIBRARY_PATH= run -4 "$CTL" check
+	[[ "$output" == *"cuda "*"absent"* ]]
+}
