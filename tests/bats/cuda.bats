@@ -94,7 +94,9 @@ start_daemon() {
 }
 
 @test "cuda stand-in: the daemon suspends (reply after the lock), holds for_ns, unlocks at the deadline" {
-	start_daemon
+	command -v curl >/dev/null || skip "no curl"
+	MADDR=127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	start_daemon --metrics "$MADDR"
 	run -0 "$CTL" suspend --socket "$SOCK" --pid "$TGT" --for 2s
 	[[ "$output" == *"suspend pid $TGT: 1 queue: 1 ok"* ]]
 	locked
@@ -103,6 +105,8 @@ start_daemon() {
 	# status names the backend, its state and (no NVML here) all GPUs
 	run -0 "$CTL" status --socket "$SOCK"
 	[[ "$output" == *"pid $TGT"*"cuda suspended gpu all"* ]]
+	run -0 curl -s "http://$MADDR/metrics"
+	[[ "$output" == *'gpreempt_targets{backend="cuda",state="suspended"} 1'* ]]
 	wait_for "! locked"
 	counts_on
 	! grep -q "^$TGT " "$J"
