@@ -258,3 +258,15 @@ start_daemon() {
 	LD_LIBRARY_PATH= run -4 "$CTL" check
 	[[ "$output" == *"cuda "*"absent"* ]]
 }
+
+@test "cuda stand-in: list names CUDA processes, their backend, state and GPUs" {
+	run -0 "$CTL" list
+	[[ "$output" == *"CUDA processes (backend cuda):"* ]]
+	[[ "$output" == *"$TGT "*"running"*"all (no NVML)"* ]]
+	: > "$D/$TGT.locked"
+	run -0 "$CTL" list --pid "$TGT" -j
+	[[ "$output" == *'"pid":'"$TGT"*'"backend":"cuda","state":"locked"'* ]]
+	rm -f "$D/$TGT.locked"
+	LD_LIBRARY_PATH= run -0 "$CTL" list
+	[[ "$output" != *"CUDA processes"* ]]
+}

@@ -94,5 +94,8 @@ struct gp_backend;
 struct gp_backend *ctl_cuda_backend(const struct ctl_args *a);
 int ctl_cmd_suspend_cuda(const struct ctl_args *a, struct gp_backend *b);
 int ctl_cmd_resume_cuda(const struct ctl_args *a, struct gp_backend *b);
+/* list's CUDA processes (ctl_list_cuda.c), want 0: all; *listed: how many
+ * were printed (none where libcuda.so.1 does not load). */
+void ctl_list_cuda(const struct ctl_out *o, pid_t want, int *listed);
 
 #endif

@@ -36,5 +36,8 @@ bool gp_cuda_maps_libcuda(pid_t pid);
  */
 int gp_cuda_find(struct gp_cuda_finder *f, pid_t skip, int **pids);
 void gp_cuda_find_stop(struct gp_cuda_finder *f);
+/* The same search on the caller's thread (a one-shot command, never the
+ * daemon's loop): up to max pids into out, their number. */
+int gp_cuda_find_now(pid_t skip, int *out, int max);
 
 #endif
