@@ -270,3 +270,23 @@ start_daemon() {
 	LD_LIBRARY_PATH= run -0 "$CTL" list
 	[[ "$output" != *"CUDA processes"* ]]
 }
+
+@test "cuda stand-in: a one-shot holder's guardian leaves a live daemon's holds in the shared journal alone" {
+	"$TGT_BIN" 120 >/dev/null 2>&1 3>&- &
+	local other=$!
+	wait_for "[ -s $D/$other.count ]"
+	start_daemon
+	run -0 "$CTL" suspend --socket "$SOCK" --pid "$TGT" --for 60s
+	locked
+	# a one-shot holder on another process, same journal, then gone
+	run -0 "$CTL" suspend --no-daemon --pid "$other" --for 100ms \
+		--cuda-journal "$J"
+	[ ! -e "$D/$other.locked" ]
+	# its guardian had 1 s and more to act: the daemon's hold stays
+	sleep 2
+	locked
+	grep -q "^$TGT " "$J"
+	run -0 "$CTL" resume --socket "$SOCK" --pid "$TGT"
+	! locked
+	kill "$other"
+}

@@ -42,7 +42,7 @@ static void guard(int pidfd, pid_t holder, const char *journal,
 	uint64_t until;
 	char line[160];
 	sigset_t all;
-	int n, st;
+	int n, st, i, mine;
 
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
@@ -54,8 +54,10 @@ static void guard(int pidfd, pid_t holder, const char *journal,
 	while (poll(&p, 1, -1) < 0 && errno == EINTR)
 		;
 	n = gp_cjournal_read(journal, ent, GP_CUDA_JOURNAL_MAX);
-	if (n <= 0)
-		_exit(0);	/* a clean exit: nothing recorded */
+	for (i = mine = 0; i < n; i++)
+		mine += ent[i].holder == holder;
+	if (!mine)
+		_exit(0);	/* a clean exit: nothing of its holder's */
 	if (gp_cuda_load(&a, &e)) {
 		glog(&holder, e.msg);
 		_exit(GP_EXIT_NO_CUDA);
@@ -71,7 +73,9 @@ static void guard(int pidfd, pid_t holder, const char *journal,
 		usleep(100 * 1000);
 		for (int i = 0; i < n; i++) {
 			st = -1;
-			if (gp_proc_start_time(ent[i].pid) != ent[i].start ||
+			/* its holder's only (now gone), never a live one's */
+			if (ent[i].holder != holder ||
+			    gp_proc_start_time(ent[i].pid) != ent[i].start ||
 			    gp_cuda_state(&a, ent[i].pid, &st) ||
 			    st != GP_CU_STATE_LOCKED)
 				continue;

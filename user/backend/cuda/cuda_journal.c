@@ -74,14 +74,15 @@ static int read_all(int fd, struct gp_cjentry *out, int max)
 		return -errno;
 	buf[n] = 0;
 	for (p = buf; *p && k < max; p = nl + 1) {
-		unsigned long long st;
-		int pid;
+		unsigned long long st, hst = 0;
+		int pid, holder = 0;
 
 		nl = strchr(p, '\n');
 		if (!nl)
 			break;
-		if (sscanf(p, "%d %llu", &pid, &st) == 2 && pid > 0)
-			out[k++] = (struct gp_cjentry){ pid, st };
+		if (sscanf(p, "%d %llu %d %llu", &pid, &st, &holder,
+			   &hst) >= 2 && pid > 0)
+			out[k++] = (struct gp_cjentry){ pid, st, holder, hst };
 	}
 	return k;
 }
@@ -93,7 +94,8 @@ static int write_all(int fd, const struct gp_cjentry *e, int n)
 
 	for (int i = 0; i < n; i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%d %" PRIu64
-				"\n", e[i].pid, e[i].start);
+				" %d %" PRIu64 "\n", e[i].pid, e[i].start,
+				e[i].holder, e[i].hstart);
 	if (ftruncate(fd, 0) || pwrite(fd, buf, len, 0) != (ssize_t)len)
 		return -errno;
 	return fsync(fd) ? -errno : 0;
@@ -113,7 +115,8 @@ int gp_cjournal_add(const char *path, pid_t pid, uint64_t start)
 		close(fd);
 		return n;
 	}
-	e[n++] = (struct gp_cjentry){ pid, start };
+	e[n++] = (struct gp_cjentry){ pid, start, getpid(),
+				      gp_proc_start_time(getpid()) };
 	r = write_all(fd, e, n);
 	close(fd);
 	return r;
@@ -147,6 +150,11 @@ int gp_cjournal_read(const char *path, struct gp_cjentry *out, int max)
 	return n;
 }
 
+bool gp_cjournal_orphan(const struct gp_cjentry *e)
+{
+	return e->holder <= 0 || gp_proc_start_time(e->holder) != e->hstart;
+}
+
 int gp_cjournal_release_all(const char *path, const struct gp_cuda_api *a,
 			    void (*log)(void *ctx, const char *line),
 			    void *ctx)
@@ -161,6 +169,10 @@ int gp_cjournal_release_all(const char *path, const struct gp_cuda_api *a,
 	for (int i = 0; i < n; i++) {
 		uint64_t now = gp_proc_start_time(e[i].pid);
 
+		if (!gp_cjournal_orphan(&e[i])) {
+			e[k++] = e[i];	/* a live holder's own */
+			continue;
+		}
 		if (now != e[i].start) {
 			snprintf(line, sizeof(line), "journal: pid %d %s: not "
 				 "unlocked", e[i].pid, now ? "is another "
@@ -187,7 +199,7 @@ int gp_cjournal_release_all(const char *path, const struct gp_cuda_api *a,
 		e[k++] = e[i];
 		left++;
 	}
-	if (n > 0)
+	if (n > 0 && k != n)
 		write_all(fd, e, k);
 	close(fd);
 	return left;

@@ -13,6 +13,7 @@
 #ifndef GP_CUDA_JOURNAL_H
 #define GP_CUDA_JOURNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,20 +25,25 @@
 struct gp_cjentry {
 	pid_t pid;
 	uint64_t start;
+	pid_t holder;		/* 0: unknown (an old line): gone */
+	uint64_t hstart;
 };
 
 /* Start time of pid (clock ticks since boot), 0 when it is gone. */
 uint64_t gp_proc_start_time(pid_t pid);
-/* Add or remove one entry. 0 or -errno. The directory is made (0700). */
+/* Add (held by this process) or remove one entry. 0 or -errno. The
+ * directory is made (0755, as the socket's). */
 int gp_cjournal_add(const char *path, pid_t pid, uint64_t start);
 int gp_cjournal_remove(const char *path, pid_t pid, uint64_t start);
 /* Up to max entries into out; their number, or -errno (none: 0). */
 int gp_cjournal_read(const char *path, struct gp_cjentry *out, int max);
+/* Is the holder of e gone (exited, or its pid another process now)? */
+bool gp_cjournal_orphan(const struct gp_cjentry *e);
 /*
- * Unlock every recorded pid whose start time matches (the others are
- * gone or recycled) and empty the journal. log(ctx, line) gets one line
- * per entry. Returns the number of entries that stayed locked (0: all
- * released).
+ * Unlock every recorded pid whose holder is gone and whose start time
+ * matches (the others are gone or recycled), and drop those lines; a
+ * live holder's lines stay. log(ctx, line) gets one line per entry.
+ * Returns the number of orphans that stayed locked (0: all released).
  */
 int gp_cjournal_release_all(const char *path, const struct gp_cuda_api *a,
 			    void (*log)(void *ctx, const char *line),
