@@ -61,6 +61,8 @@ CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 
 ifeq ($(STATIC),1)
 LDFLAGS += -static
+# a static glibc cannot load libcuda: the CUDA backend says so (cuda_api.c)
+CFLAGS += -DGP_STATIC
 # bookworm's libelf.a (0.188) links statically; backports' 0.192 does not.
 LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd
 else ifeq ($(PORTABLE),1)

@@ -24,6 +24,12 @@ int gp_cuda_load(struct gp_cuda_api *a, struct gp_err *e)
 	int (*ver)(int *);
 
 	memset(a, 0, sizeof(*a));
+#ifdef GP_STATIC
+	/* static glibc loads no driver library reliably */
+	return gp_err_set(e, GP_EXIT_NO_CUDA, ENOSYS, "this is a static "
+			  "build (make STATIC=1): it cannot load libcuda.so.1; "
+			  "build with 'make PORTABLE=1' for NVIDIA GPUs");
+#endif
 	a->h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!a->h)
 		return gp_err_set(e, GP_EXIT_NO_CUDA, ENOENT, "cannot load "

@@ -49,6 +49,9 @@ static int load(void)
 	if (nv.loaded)
 		return nv.loaded;
 	nv.loaded = -1;
+#ifdef GP_STATIC
+	return -1;	/* no dlopen in a static build (cuda_api.c) */
+#endif
 	h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return -1;
