@@ -290,3 +290,21 @@ start_daemon() {
 	! locked
 	kill "$other"
 }
+
+@test "cuda stand-in: SIGTERM while a lock waits: the daemon waits for it to land, unlocks, exits 0" {
+	# lands 0.8 s later, within the shutdown's 2 s (past them, the
+	# guardian would unlock it: the waits below allow for a slow host)
+	echo 800 > "$D/$TGT.slow"
+	start_daemon --cuda-lock-timeout 5s
+	"$CTL" suspend --socket "$SOCK" --pid "$TGT" --cuda-lock-timeout 5s \
+		>/dev/null 2>&1 &
+	wait_for "grep -q 'attached to pid $TGT' $D/log"
+	kill "$DPID"
+	local st=0
+	wait "$DPID" || st=$?
+	DPID=
+	[ "$st" = 0 ]
+	wait_for "! locked"
+	wait_for "! grep -q '^$TGT ' $J"
+	counts_on
+}
