@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,19 @@ static struct cproc *cp(const struct gp_bproc *p)
 static struct cuda_be *be(const struct gp_backend *b)
 {
 	return b->priv;
+}
+
+/* e filled; returns its exit code (the interface returns exit codes). */
+static int refuse(struct gp_err *e, int exit, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int refuse(struct gp_err *e, int exit, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gp_err_vset(e, exit, err, fmt, ap);
+	va_end(ap);
+	return exit;
 }
 
 static int cuda_open(struct gp_backend *b, struct gp_err *e)
@@ -310,17 +324,17 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_SUSPEND, bp->pid);
 	if (n)
-		return (gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
+		return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
 				  "process: it has no queue ids; suspend it "
-				  "whole (no --queues)", bp->pid), GP_EXIT_USAGE);
+				  "whole (no --queues)", bp->pid);
 	if (p->gone)
-		return (gp_err_set(e, GP_EXIT_TARGET, ESRCH, "pid %d exited",
-				  bp->pid), GP_EXIT_TARGET);
+		return refuse(e, GP_EXIT_TARGET, ESRCH, "pid %d exited",
+				  bp->pid);
 	if (p->job)
-		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
+		return refuse(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
 				  "is in progress (it waits for the GPU work in "
 				  "flight, up to %u ms): retry after it",
-				  bp->pid, c->timeout_ms), GP_EXIT_BUSY);
+				  bp->pid, c->timeout_ms);
 	if (p->locked) {
 		op_whole(op, KFD_Q_INVALID);	/* held already */
 		return 0;
@@ -328,9 +342,8 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 	p->job = gp_cuda_lock_start(&c->api, c->journal, bp->pid, p->start,
 				    c->timeout_ms, p->verified, p->efd, &err);
 	if (!p->job)
-		return (gp_err_set(e, GP_EXIT_FAILURE, -err, "cannot start the "
-				   "CUDA lock's thread: %s", strerror(-err)),
-			GP_EXIT_FAILURE);
+		return refuse(e, GP_EXIT_FAILURE, -err, "cannot start the "
+				   "CUDA lock's thread: %s", strerror(-err));
 	op->ret = -EINPROGRESS;
 	return GP_BK_PENDING;
 }
@@ -342,13 +355,13 @@ static int cuda_resume(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_RESUME, bp->pid);
 	if (n)
-		return (gp_err_set(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
+		return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
 				  "process: it has no queue ids; resume it "
-				  "whole (no --queues)", bp->pid), GP_EXIT_USAGE);
+				  "whole (no --queues)", bp->pid);
 	if (p->job)
-		return (gp_err_set(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
+		return refuse(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
 				  "is in progress: its resume has to wait for "
-				  "it (retried)", bp->pid), GP_EXIT_BUSY);
+				  "it (retried)", bp->pid);
 	if (!p->locked || p->gone)
 		return 0;	/* nothing held */
 	return unlock_now(p, op, e);
