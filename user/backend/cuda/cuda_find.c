@@ -15,8 +15,9 @@
 
 struct findjob {
 	pid_t skip, self;
-	int n;
+	int n, nprev;
 	int pid[GP_CUDA_FIND_MAX];
+	int prev[GP_CUDA_FIND_MAX];	/* the last list: no maps read again */
 };
 
 bool gp_cuda_maps_libcuda(pid_t pid)
@@ -44,10 +45,10 @@ bool gp_cuda_maps_libcuda(pid_t pid)
 	return hit;
 }
 
-static bool listed(const struct findjob *j, int pid)
+static bool in(const int *a, int n, int pid)
 {
-	for (int i = 0; i < j->n; i++)
-		if (j->pid[i] == pid)
+	for (int i = 0; i < n; i++)
+		if (a[i] == pid)
 			return true;
 	return false;
 }
@@ -63,10 +64,14 @@ static void find_fn(void *arg)
 		if (nv[i] != j->self && nv[i] != j->skip &&
 		    j->n < GP_CUDA_FIND_MAX)
 			j->pid[j->n++] = nv[i];
+	/* a process found before keeps libcuda mapped: its maps (and its
+	 * mmap lock, which its own allocations want) are read only once */
 	n = gp_dir_ids("/proc", &all);
 	for (int i = 0; i < n && j->n < GP_CUDA_FIND_MAX; i++)
 		if (all[i] != j->self && all[i] != j->skip &&
-		    !listed(j, all[i]) && gp_cuda_maps_libcuda(all[i]))
+		    !in(j->pid, j->n, all[i]) &&
+		    (in(j->prev, j->nprev, all[i]) ||
+		     gp_cuda_maps_libcuda(all[i])))
 			j->pid[j->n++] = all[i];
 	free(all);
 }
@@ -109,6 +114,8 @@ int gp_cuda_find(struct gp_cuda_finder *f, pid_t skip, int **pids)
 		f->at = now;
 		j->skip = skip;
 		j->self = getpid();
+		j->nprev = f->n;
+		memcpy(j->prev, f->pid, f->n * sizeof(int));
 		f->job = gp_offjob_start(find_fn, j, free, now, NULL);
 	}
 	if (!f->n || !(*pids = malloc(f->n * sizeof(int))))
