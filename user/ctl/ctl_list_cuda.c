@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `gpreempt-ctl list`'s CUDA processes (NVIDIA): where libcuda.so.1
- * loads, every process NVML reports or whose memory map names libcuda,
+ * loads, every process NVML reports (without NVML: whose maps name libcuda),
  * with its checkpoint state (cuCheckpointProcessGetState) and its GPUs
  * (NVML UUIDs; "all" without NVML). A one-shot command: the driver calls
  * and /proc reads run on this thread.

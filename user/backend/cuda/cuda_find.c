@@ -53,7 +53,7 @@ static bool in(const int *a, int n, int pid)
 	return false;
 }
 
-/* NVML's compute processes, then the maps of the others. */
+/* NVML's compute processes; without NVML, every map naming libcuda. */
 static void find_fn(void *arg)
 {
 	struct findjob *j = arg;
@@ -64,6 +64,12 @@ static void find_fn(void *arg)
 		if (nv[i] != j->self && nv[i] != j->skip &&
 		    j->n < GP_CUDA_FIND_MAX)
 			j->pid[j->n++] = nv[i];
+	/* NVML answers: the processes with a CUDA context. A map naming
+	 * libcuda is not one: a forked child (PyTorch's DataLoader workers)
+	 * inherits the mapping without a context, and a lock of it gets
+	 * CUresult 3. The maps are the fallback without NVML. */
+	if (n >= 0)
+		return;
 	/* a process found before keeps libcuda mapped: its maps (and its
 	 * mmap lock, which its own allocations want) are read only once */
 	n = gp_dir_ids("/proc", &all);

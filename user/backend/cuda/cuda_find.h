@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Which processes use CUDA, found off the loop: NVML's compute processes
- * (cuda_nvml.h) and every process whose memory map names libcuda.so (a
- * process NVML does not report, e.g. one in another PID namespace than
- * NVML's view, or no NVML at all). Reading a process's maps takes its
- * mmap lock, which its own threads may hold: never on the loop.
+ * (cuda_nvml.h: those with a CUDA context), or without NVML every process
+ * whose memory map names libcuda.so (a forked child that inherited the
+ * mapping included). Reading a process's maps takes its mmap lock, which
+ * its own threads may hold: never on the loop.
  */
 #ifndef GP_CUDA_FIND_H
 #define GP_CUDA_FIND_H
