@@ -146,10 +146,39 @@ TEST(release_all_only_a_gone_holders_matching_processes)
 	waitpid(victim, NULL, 0);
 }
 
+/* A holder SIGKILLed but not yet reaped (a zombie) holds nothing. */
+TEST(a_zombie_holder_is_gone)
+{
+	struct gp_cjentry e = {};
+	int p[2];
+	char c;
+	pid_t z;
+
+	CHECK(!pipe(p));
+	z = fork();
+	if (!z) {
+		close(p[1]);
+		if (read(p[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	e.holder = z;
+	e.hstart = gp_proc_start_time(z);
+	CHECK(e.hstart && !gp_cjournal_orphan(&e));
+	close(p[1]);	/* it exits; not reaped yet */
+	for (int i = 0; i < 500 && !gp_cjournal_orphan(&e); i++)
+		usleep(10000);
+	CHECK(gp_proc_start_time(z) == e.hstart);	/* still there */
+	CHECK(gp_cjournal_orphan(&e));
+	waitpid(z, NULL, 0);
+}
+
 int main(void)
 {
 	RUN(curesults_map_to_exit_codes_with_cause_and_remedy);
 	RUN(journal_add_remove_read);
 	RUN(release_all_only_a_gone_holders_matching_processes);
+	RUN(a_zombie_holder_is_gone);
 	return tap_done();
 }

@@ -150,9 +150,31 @@ int gp_cjournal_read(const char *path, struct gp_cjentry *out, int max)
 	return n;
 }
 
+/* A zombie (exited, not yet reaped: a SIGKILLed daemon whose parent has
+ * not waited yet) holds nothing any more. */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 bool gp_cjournal_orphan(const struct gp_cjentry *e)
 {
-	return e->holder <= 0 || gp_proc_start_time(e->holder) != e->hstart;
+	return e->holder <= 0 || gp_proc_start_time(e->holder) != e->hstart ||
+	       zombie(e->holder);
 }
 
 int gp_cjournal_release_all(const char *path, const struct gp_cuda_api *a,
