@@ -21,6 +21,8 @@
 #
 #   make                 both tools, dynamically linked
 #   make STATIC=1        both tools, statically linked (VM initramfs)
+#   make PORTABLE=1      glibc dynamic, libbpf/libelf/zlib/zstd static
+#                        (a machine without libbpf; dlopen of libcuda works)
 #   make DEBUG=1         -Og -g3, for a debugger
 #   make install PREFIX=/usr DESTDIR=/tmp/root   (see packaging/)
 #   make deb             Debian package (packaging/debian), in $(OUTPUT)/deb/
@@ -61,8 +63,15 @@ CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 
 ifeq ($(STATIC),1)
 LDFLAGS += -static
+# a static glibc cannot load libcuda: the CUDA backend says so (cuda_api.c)
+CFLAGS += -DGP_STATIC
 # bookworm's libelf.a (0.188) links statically; backports' 0.192 does not.
 LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd
+else ifeq ($(PORTABLE),1)
+# glibc dynamic (dlopen of libcuda.so.1 and libnvidia-ml.so.1 needs it),
+# libbpf, libelf, zlib and zstd static: runs where libbpf is not
+# installed (docs/development.md, "PORTABLE=1").
+LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -Wl,-Bdynamic
 else
 LDLIBS := -lbpf -lelf -lz
 endif
@@ -88,7 +97,7 @@ BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/tes
 # $(OUTPUT)/build-config and rewritten only when it differs, so that
 # `make STATIC=1` after `make` relinks instead of reusing dynamic binaries.
 CONFIG_STAMP := $(OUTPUT)/build-config
-BUILD_CONFIG := STATIC=$(STATIC) DEBUG=$(DEBUG) ARCH=$(ARCH) CC=$(CC) \
+BUILD_CONFIG := STATIC=$(STATIC) PORTABLE=$(PORTABLE) DEBUG=$(DEBUG) ARCH=$(ARCH) CC=$(CC) \
 	CLANG=$(CLANG) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) LDLIBS=$(LDLIBS)
 
 ifeq ($(V),1)
@@ -184,8 +193,20 @@ $(OUTPUT)/tests/cuda-launch: tests/cuda/cuda-launch.c tests/lib/gofile.h \
 $(OUTPUT)/tests/test_detect_libs: $(CUDA_STANDIN)
 
 .PHONY: tests
+# STAND-INS for the CUDA backend's L1 tests (tests/cuda/): a libcuda.so.1
+# with the checkpoint entry points, and a target that maps it.
+CUDA_BK_STANDIN := $(OUTPUT)/tests/cuda-standin/libcuda.so.1
+CUDA_TARGET := $(OUTPUT)/tests/standin_cuda_target
+$(CUDA_BK_STANDIN): tests/cuda/standin_libcuda.c $(CONFIG_STAMP) | $(OUTPUT)/tests
+	$(call msg,LIB,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -Wall -Werror -shared -fPIC -Wl,-soname,libcuda.so.1 $< -o $@
+$(CUDA_TARGET): tests/cuda/standin_cuda_target.c $(CONFIG_STAMP) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) -O2 -Wall -Werror $< -ldl -o $@
+
 tests: all $(UNIT_TESTS) $(BPF_TESTS) $(DETECT_TOOLS) $(CUDA_STANDIN) \
-	$(OUTPUT)/tests/cuda-launch
+	$(OUTPUT)/tests/cuda-launch $(CUDA_BK_STANDIN) $(CUDA_TARGET)
 
 # Suites. Each prints TAP; scripts/run-tests.sh sums them.
 .PHONY: test test-unit test-bpf test-bats test-doc test-vm

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bk_kfd.h"
 #include "daemon_int.h"
 #include "kfd_standin.h"
 #include "tap.h"
@@ -46,6 +47,10 @@ static bool status_says(struct target *t, uint32_t n, uint32_t h)
 	return true;
 }
 
+/* The KFD backend around the stand-in sessions. */
+static struct gp_backend *kb;
+#define S(t) gp_bk_kfd_session((t)->p)
+
 /* One target with two queues suspended, held for 10 ms. */
 static struct target *held_target(void)
 {
@@ -57,10 +62,13 @@ static struct target *held_target(void)
 	memset(&sb, 0, sizeof(sb));
 	d.max_hold_ns = 60 * NSEC_PER_SEC;
 	t = &d.t[d.n_t++];
-	t->s = standin_session(&k, getpid());
+	if (!kb)
+		kb = gp_bk_kfd_new(&k);
+	d.bk.b[d.bk.n++] = kb;
+	t->p = gp_bk_kfd_wrap(kb, standin_session(&k, getpid()));
 	t->pid = getpid();
 	sb.n_queues = 2;
-	if (!t->s || session_suspend(t->s, NULL, 0, 1, &op, &e))
+	if (!t->p || session_suspend(S(t), NULL, 0, 1, &op, &e))
 		return NULL;
 	session_op_free(&op);
 	hold_start(&d, t, 10 * MS);
@@ -82,7 +90,7 @@ TEST(failed_resume_is_retried_with_backoff)
 	uint64_t since, before, wait;
 	uint32_t i, calls;
 
-	CHECK(t && session_suspended_count(t->s) == 2);
+	CHECK(t && session_suspended_count(S(t)) == 2);
 	if (!t)
 		return;
 	since = t->held_since;
@@ -94,9 +102,9 @@ TEST(failed_resume_is_retried_with_backoff)
 		calls = sb.n_resume;
 		targets_watchdog(&d);
 		CHECK(sb.n_resume == calls + 1);
-		CHECK(d.n_t == 1 && t->s);
+		CHECK(d.n_t == 1 && t->p);
 		CHECK(t->held_since == since);
-		CHECK(session_suspended_count(t->s) == 2);
+		CHECK(session_suspended_count(S(t)) == 2);
 		CHECK(t->resume_failures == i + 1);
 		CHECK(status_says(t, i + 1, 2));
 		wait = t->deadline > before ? t->deadline - before : 0;
@@ -120,11 +128,11 @@ TEST(failed_resume_is_retried_with_backoff)
 	}
 	targets_watchdog(&d);
 	CHECK(sb.n_resume == 9);
-	CHECK(session_suspended_count(t->s) == 0);
+	CHECK(session_suspended_count(S(t)) == 0);
 	CHECK(t->held_since == 0 && t->deadline == 0);
 	CHECK(t->resume_failures == 0);
 	CHECK(status_says(t, 0, 0));
-	session_free(t->s);
+	gp_bk_free(t->p);
 }
 
 /* A resume that works the first time: no retry, nothing counted. */
@@ -138,10 +146,10 @@ TEST(resume_that_works_ends_the_hold)
 	sleep_until(t->deadline);
 	targets_watchdog(&d);
 	CHECK(sb.n_resume == 1);
-	CHECK(session_suspended_count(t->s) == 0);
+	CHECK(session_suspended_count(S(t)) == 0);
 	CHECK(t->held_since == 0 && t->deadline == 0);
 	CHECK(status_says(t, 0, 0));
-	session_free(t->s);
+	gp_bk_free(t->p);
 }
 
 /*
@@ -169,7 +177,7 @@ TEST(client_resume_that_fails_keeps_the_hold)
 	before = monotonic_ns();
 	daemon_request(&d, &c, line, n);
 	CHECK(sb.n_resume == 1);
-	CHECK(session_suspended_count(t->s) == 2);
+	CHECK(session_suspended_count(S(t)) == 2);
 	CHECK(t->held_since != 0);
 	CHECK(t->resume_failures == 1);
 	CHECK(t->deadline >= before + 100 * MS &&
@@ -179,10 +187,10 @@ TEST(client_resume_that_fails_keeps_the_hold)
 	sleep_until(t->deadline);
 	targets_watchdog(&d);
 	CHECK(sb.n_resume == 2);
-	CHECK(session_suspended_count(t->s) == 0);
+	CHECK(session_suspended_count(S(t)) == 0);
 	CHECK(t->held_since == 0 && t->deadline == 0);
 	free(c.out);
-	session_free(t->s);
+	gp_bk_free(t->p);
 }
 
 int main(void)

@@ -243,9 +243,10 @@ TEST(reply_status_round_trip)
 	struct proto_daemon d = { 77, 2, 0, 10000000000ULL, true, 1, 17 };
 	/* static: zeroed padding, for the memcmp below */
 	static struct proto_session s1 = {
-		42, DEBUG_RUNTIME_STATE_ENABLED, 3, 2, 1500, 8500, 3 };
+		42, DEBUG_RUNTIME_STATE_ENABLED, 3, 2, 1500, 8500, 3, "", "",
+		"" };
 	static struct proto_session s2 = {
-		43, DEBUG_RUNTIME_STATE_DISABLED, 0, 0, 0, 0, 0 };
+		43, DEBUG_RUNTIME_STATE_DISABLED, 0, 0, 0, 0, 0, "", "", "" };
 	char buf[4096];
 	int n = 0;
 
@@ -354,10 +355,41 @@ TEST(reply_malformed)
 	CHECK(reply("ok\r\n") == -1);
 }
 
+/* Another backend's session names it, its state and GPUs; KFD's line
+ * stays as it was (above), and a kfd backend is not written out. */
+TEST(reply_session_backend_round_trip)
+{
+	static struct proto_session s = {
+		44, DEBUG_RUNTIME_STATE_ENABLED, 0, 1, 5, 6, 0, "cuda",
+		"locking", "GPU-1a2b,GPU-3c4d" };
+	static struct proto_session k = {
+		45, DEBUG_RUNTIME_STATE_ENABLED, 0, 0, 0, 0, 0, "kfd", "running",
+		"0x1" };
+	char buf[1024];
+	int n = 0;
+
+	n += proto_format_session(buf + n, sizeof(buf) - n, &s);
+	n += proto_format_session(buf + n, sizeof(buf) - n, &k);
+	n += proto_format_ok(buf + n, sizeof(buf) - n);
+	CHECK_STR(buf, "session pid=44 runtime=ENABLED queues=0 held=1 "
+		  "held_ns=5 left_ns=6 resume_failures=0 backend=cuda "
+		  "state=locking gpu=GPU-1a2b,GPU-3c4d\n"
+		  "session pid=45 runtime=ENABLED queues=0 held=0 "
+		  "held_ns=0 left_ns=0 resume_failures=0\n"
+		  "ok\n");
+	CHECK(reply(buf) == 0 && r.n_sessions == 2);
+	CHECK(!memcmp(&r.sessions[0], &s, sizeof(s)));
+	CHECK(r.sessions[1].backend[0] == 0);
+	/* spaces or '=' in a name never split the line */
+	strcpy(s.gpu, "GPU 1=2");
+	CHECK(proto_format_session(buf, sizeof(buf), &s) > 0);
+	CHECK(strstr(buf, " gpu=GPU_1_2\n") != NULL);
+}
+
 TEST(reply_many_sessions)
 {
 	static char buf[PROTO_MAX_SESSIONS * 128 + 256];
-	struct proto_session s = { 1, 1, 0, 0, 0, 0, 0 };
+	struct proto_session s = { 1, 1, 0, 0, 0, 0, 0, "", "", "" };
 	int n = 0, i;
 
 	for (i = 0; i < PROTO_MAX_SESSIONS; i++) {
@@ -415,6 +447,7 @@ int main(void)
 	RUN(reply_status_round_trip);
 	RUN(reply_op_round_trip);
 	RUN(reply_malformed);
+	RUN(reply_session_backend_round_trip);
 	RUN(reply_many_sessions);
 	RUN(reply_op_many_queues);
 	RUN(verb_names);

@@ -141,7 +141,8 @@ static void arb_scan(struct daemon *d)
 	/* New ones are described off the loop: their /proc/PID/cmdline
 	 * reads their memory (arbiter_discover.c). */
 	n = gp_dir_ids(arb_kfd_proc_dir(a), &pids);
-	arb_discover_tick(d, pids, n > 0 ? n : 0, monotonic_ns());
+	n = arbg_more_pids(d, &pids, n > 0 ? n : 0);	/* CUDA's */
+	arb_discover_tick(d, pids, n, monotonic_ns());
 	free(pids);
 	for (i = a->n; i-- > 0;) {
 		struct arb_proc *p = &a->p[i];

@@ -55,6 +55,7 @@
 
 #include "arbiter_int.h"
 #include "daemon_int.h"
+#include "bk_cuda.h"
 #include "hist.h"
 #include "util.h"
 
@@ -105,6 +106,28 @@ uint64_t arbg_gang_key(enum gp_gang k, const struct arb_proc *p)
 	return 0;
 }
 
+/*
+ * The scan's pids (KFD's sysfs processes, n of them in *pids) plus the
+ * CUDA processes the CUDA backend found off the loop, when it is on:
+ * NVIDIA processes have no KFD entry. Returns the new count.
+ */
+int arbg_more_pids(struct daemon *d, int **pids, int n)
+{
+	struct gp_backend *b = gp_bk_named(&d->bk, "cuda");
+	int *more = NULL, m, *all;
+
+	if (!b || (m = gp_bk_cuda_candidates(b, &more)) <= 0)
+		return n;
+	all = realloc(*pids, (n + m) * sizeof(int));
+	if (all) {
+		memcpy(all + n, more, m * sizeof(int));
+		*pids = all;
+		n += m;
+	}
+	free(more);
+	return n;
+}
+
 /* pid's queues in the sysfs tree into the policy (new ones only count). */
 static void place_sysfs(struct arbiter *a, int pid)
 {
@@ -123,15 +146,20 @@ static void place_sysfs(struct arbiter *a, int pid)
  */
 static void place_snapshot(struct daemon *d, struct arbiter *a, int pid)
 {
-	const struct kfd_queue_snapshot_entry *e;
+	struct gp_bk_where w[GP_GP_MAX_QUEUES];
 	struct gp_qplace q[GP_GP_MAX_QUEUES];
 	struct target *t = target_find(d, pid);
-	uint32_t n = 0;
-	int k;
+	int i, n, k = 0;
 
-	if (!t || !t->s || !(e = session_queues(t->s, &n)) || !n)
+	if (!t || !t->p || (n = gp_bk_where(t->p, w, GP_GP_MAX_QUEUES)) <= 0)
 		return;
-	k = gp_qplace_from_snapshot(e, n, n, sizeof(*e), q, GP_GP_MAX_QUEUES);
+	/* places without a queue (a whole GPU: CUDA) are not queues: such
+	 * a process stays unplaced, suspended whole */
+	for (i = 0; i < n; i++)
+		if (w[i].queue_id != UINT32_MAX)
+			q[k++] = (struct gp_qplace){ .queue_id = w[i].queue_id,
+				.gpu_id = w[i].gpu_id, .type = w[i].type,
+				.origin = GP_QP_SNAPSHOT };
 	if (k > 0)
 		gp_gpolicy_snapshot(a->g, monotonic_ns(), pid, q, k, a->gact);
 }
@@ -218,6 +246,83 @@ int arbg_edge(struct arbiter *a, uint64_t src, int pid, const uint32_t *gpus,
 				      a->gact);
 }
 
+/*
+ * What an action did, into the policy and the metrics. t0: when the call
+ * began; dt its duration (for an operation that ran off the loop, until
+ * its completion was seen).
+ */
+static void action_result(struct daemon *d, struct arbiter *a,
+			  struct target *t, enum gp_pop pop, enum gp_pcause cause,
+			  bool all, uint64_t t0, uint64_t dt,
+			  const struct session_op *op, int r,
+			  const struct gp_err *e)
+{
+	bool susp = pop == GP_POP_SUSPEND;
+	const struct gp_gproc *gp;
+	pid_t pid = t->pid;
+
+	gp_hist_add(susp ? &a->pol.st.suspend_ioctl :
+		    &a->pol.st.resume_ioctl, dt);
+	gp = gp_gpolicy_proc(a->g, pid);
+	if (susp && op->ret >= 0) {
+		if (!t->held_since)
+			hold_start(d, t, 0);
+		dm_suspend(pid, dt, cause == GP_CAUSE_BUSY &&
+			   a->trigger_ns ? t0 + dt - a->trigger_ns : dt);
+	} else if (!susp && (!gp || !arbg_held(gp))) {
+		hold_end(t);
+		if (!r || r == GP_EXIT_PARTIAL)
+			dm_resume(pid, dt, false);
+	}
+	if (r && r != GP_EXIT_PARTIAL) {
+		alog(a, "%s pid %d (%s) failed: %s", gp_pop_name(pop), pid,
+		     gp_pcause_name(cause), e->msg);
+		gp_gpolicy_failed(a->g, monotonic_ns(), pid, pop);
+	} else {
+		alog(a, "%s pid %d (%s): %u queues%s, %u ok, %.3f ms%s%s",
+		     gp_pop_name(pop), pid, gp_pcause_name(cause), op->n,
+		     all ? " (all)" : " named", op->n_ok, dt / 1e6,
+		     strcmp(gp_bk_name(t->p), "kfd") ? ", backend " : "",
+		     strcmp(gp_bk_name(t->p), "kfd") ? gp_bk_name(t->p) : "");
+	}
+}
+
+/*
+ * A suspend that ran off the loop (CUDA's lock, which waits for the
+ * kernels in flight) completed: the policy counted it suspended since
+ * the action ("locking"); a failure tells it otherwise now.
+ */
+static void suspend_done(struct daemon *d, struct target *t,
+			 struct gp_bk_done *dn)
+{
+	struct arbiter *a = arb_of(d);
+	uint64_t now = monotonic_ns();
+
+	if (!a || !a->g)
+		return;
+	const struct gp_gproc *gp;
+	struct session_op op = {};
+	struct gp_err e = {};
+	int r;
+
+	action_result(d, a, t, GP_POP_SUSPEND, (enum gp_pcause)t->op_for_ns,
+		      true, t->op_req_ns,
+		      now - t->op_req_ns, &dn->op, dn->r, &dn->e);
+	if (!dn->r || dn->r == GP_EXIT_PARTIAL)
+		place_snapshot(d, a, t->pid);
+	/* the policy let it go while the lock waited (idle came first):
+	 * undo the lock now (the unlock waits for nothing) */
+	gp = gp_gpolicy_proc(a->g, t->pid);
+	if (dn->op.ret >= 0 && (!gp || !arbg_held(gp))) {
+		now = monotonic_ns();
+		r = gp_bk_resume(t->p, NULL, 0, &op, &e);
+		action_result(d, a, t, GP_POP_RESUME, GP_CAUSE_IDLE, true, now,
+			      monotonic_ns() - now, &op, r, &e);
+		session_op_free(&op);
+	}
+	arb_apply(d);
+}
+
 /* Carries out the per-GPU policy's actions (arb_apply in gpu scope). */
 void arbg_apply(struct daemon *d)
 {
@@ -227,11 +332,10 @@ void arbg_apply(struct daemon *d)
 		const struct gp_gaction *x = &a->gact->a[i];
 		bool susp = x->op == GP_POP_SUSPEND;
 		struct target *t = target_find(d, x->pid);
-		const struct gp_gproc *gp;
 		struct session_op op = {};
 		struct gp_err e = {};
 		uint32_t n = x->all ? 0 : x->nids;
-		uint64_t t0, dt;
+		uint64_t t0;
 		int r;
 
 		if (!t) {
@@ -242,32 +346,32 @@ void arbg_apply(struct daemon *d)
 		if (susp && x->cause == GP_CAUSE_BUSY && a->trigger_ns)
 			gp_hist_add(&a->pol.st.trigger_to_suspend,
 				    t0 - a->trigger_ns);
-		r = susp ? session_suspend(t->s, x->ids, n, 0, &op, &e) :
-			   session_resume(t->s, x->ids, n, &op, &e);
-		dt = monotonic_ns() - t0;
-		gp_hist_add(susp ? &a->pol.st.suspend_ioctl :
-			    &a->pol.st.resume_ioctl, dt);
-		gp = gp_gpolicy_proc(a->g, x->pid);
-		if (susp && op.ret >= 0) {
-			if (!t->held_since)
-				hold_start(d, t, 0);
-			dm_suspend(x->pid, dt, x->cause == GP_CAUSE_BUSY &&
-				   a->trigger_ns ? t0 + dt - a->trigger_ns : dt);
-		} else if (!susp && (!gp || !arbg_held(gp))) {
-			hold_end(t);
-			if (!r || r == GP_EXIT_PARTIAL)
-				dm_resume(x->pid, dt, false);
-		}
-		if (r && r != GP_EXIT_PARTIAL) {
-			alog(a, "%s pid %d (%s) failed: %s", gp_pop_name(x->op),
-			     x->pid, gp_pcause_name(x->cause), e.msg);
-			gp_gpolicy_failed(a->g, monotonic_ns(), x->pid, x->op);
-		} else {
-			alog(a, "%s pid %d (%s): %u queues%s, %u ok, %.3f ms",
+		r = susp ? gp_bk_suspend(t->p, x->ids, n, 0, &op, &e) :
+			   gp_bk_resume(t->p, x->ids, n, &op, &e);
+		if (r == GP_BK_PENDING) {
+			/* "locking": the result comes to suspend_done() */
+			t->op_done = suspend_done;
+			t->op_client = NULL;
+			t->op_for_ns = x->cause;	/* (no for_ns here) */
+			t->op_req_ns = t0;
+			alog(a, "%s pid %d (%s, %s): locking off the loop",
 			     gp_pop_name(x->op), x->pid,
-			     gp_pcause_name(x->cause), op.n,
-			     x->all ? " (all)" : " named", op.n_ok, dt / 1e6);
+			     gp_pcause_name(x->cause), gp_bk_name(t->p));
+			session_op_free(&op);
+			continue;
 		}
+		if (!susp && r == GP_EXIT_BUSY &&
+		    gp_bk_state(t->p) == GP_BK_LOCKING) {
+			/* the lock in flight is undone when it lands
+			 * (suspend_done): the policy's resume stands */
+			alog(a, "%s pid %d (%s): after the lock in flight",
+			     gp_pop_name(x->op), x->pid,
+			     gp_pcause_name(x->cause));
+			session_op_free(&op);
+			continue;
+		}
+		action_result(d, a, t, x->op, x->cause, x->all, t0,
+			      monotonic_ns() - t0, &op, r, &e);
 		session_op_free(&op);
 		/* The snapshot the ioctl took: placement of a held process
 		 * (its new queues' actions join this loop). Not after a

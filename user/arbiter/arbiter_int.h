@@ -261,6 +261,8 @@ void arbg_stop(struct arbiter *a);
 uint64_t arbg_gang_key(enum gp_gang k, const struct arb_proc *p);
 void arbg_attached(struct daemon *d, struct arb_proc *p);
 void arbg_rescan(struct daemon *d);
+/* The scan's pids plus the CUDA backend's processes; the new count. */
+int arbg_more_pids(struct daemon *d, int **pids, int n);
 void arbg_event(struct daemon *d, const struct gp_event *e);
 /* busy/idle on gpus[0..ngpus) (0: pid's GPUs, else all). */
 int arbg_edge(struct arbiter *a, uint64_t src, int pid, const uint32_t *gpus,

@@ -26,6 +26,11 @@ enum gp_exit {
 				 * or the device allows one debugged process */
 	GP_EXIT_PARTIAL = 10,	/* some queues were invalid or failed */
 	GP_EXIT_DAEMON = 11,	/* daemon unreachable or protocol error */
+	GP_EXIT_NO_CUDA = 12,	/* libcuda.so.1 absent, or without the
+				 * checkpoint API (cuCheckpointProcessLock) */
+	GP_EXIT_LOCK_TIMEOUT = 13, /* CUDA: the target's GPU work in flight
+				    * outlasted --cuda-lock-timeout; it was
+				    * left running */
 };
 
 #endif

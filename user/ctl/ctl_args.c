@@ -19,6 +19,8 @@ enum {
 	OPT_GPU,
 	OPT_KFD_PROC,
 	OPT_KFD_TOPO,
+	OPT_CUDA_LOCK_TIMEOUT,
+	OPT_CUDA_JOURNAL,
 };
 
 static const struct argp_option opt_pid = {
@@ -56,6 +58,15 @@ static const struct argp_option opt_wait_runtime = {
 	"If the target has not opened /dev/kfd or its runtime has not "
 	"enabled debug support yet (a ROCm process still starting), wait "
 	"this long for both (default: fail at once)", 0 };
+static const struct argp_option opt_cuda_timeout = {
+	"cuda-lock-timeout", OPT_CUDA_LOCK_TIMEOUT, "DURATION", 0,
+	"CUDA process: how long the lock may wait for its GPU work in "
+	"flight (kernels finish; default 500ms); past it the process is "
+	"left running and the exit is 13", 0 };
+static const struct argp_option opt_cuda_journal = {
+	"cuda-journal", OPT_CUDA_JOURNAL, "PATH", 0,
+	"CUDA process: record the lock here before taking it (default "
+	"/run/gpreempt/cuda-holds; docs/reliability.md)", 0 };
 static const struct argp_option opt_usage = {
 	"usage", OPT_USAGE, NULL, OPTION_HIDDEN, "Short usage", 0 };
 static const struct argp_option opt_socket = {
@@ -115,7 +126,7 @@ static const struct cmd_desc cmds[] = {
 	  "errors as {\"type\":\"error\",\"exit\":N,\"errno\":N,\"message\":..}.\n"
 	  "Exit 10 if some queue ids were invalid or failed.\n",
 	  { &opt_pid, &opt_queue, &opt_gpu, &opt_kfd_proc, &opt_grace,
-	    &opt_for, &opt_wait_runtime,
+	    &opt_for, &opt_wait_runtime, &opt_cuda_timeout, &opt_cuda_journal,
 	    &opt_socket, &opt_no_daemon, &opt_json, &opt_verbose,
 	    &opt_help, &opt_usage } },
 	{ CTL_RESUME, "resume", NULL,
@@ -129,7 +140,7 @@ static const struct cmd_desc cmds[] = {
 	  "    gpreempt-ctl resume -p 4242 --socket /tmp/gp.sock -j\n"
 	  "    gpreempt-ctl resume -p 4242 --no-daemon\n",
 	  { &opt_pid, &opt_queue, &opt_gpu, &opt_kfd_proc, &opt_socket,
-	    &opt_no_daemon, &opt_json,
+	    &opt_no_daemon, &opt_cuda_journal, &opt_json,
 	    &opt_verbose, &opt_help, &opt_usage } },
 	{ CTL_STATUS, "status", NULL,
 	  "Show who holds which process: the daemon's sessions when it "
@@ -285,6 +296,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_DAEMON:
 		a->no_daemon = true;
 		break;
+	case OPT_CUDA_LOCK_TIMEOUT:
+		if (gp_args_duration(state, "cuda-lock-timeout", arg,
+				     &a->cuda_lock_timeout_ns, false))
+			return EINVAL;
+		if (a->cuda_lock_timeout_ns < 1000000) {
+			argp_error(state, "--cuda-lock-timeout: at least 1ms");
+			return EINVAL;
+		}
+		break;
+	case OPT_CUDA_JOURNAL:
+		if (*arg != '/') {
+			argp_error(state, "--cuda-journal: '%s' is not an "
+				   "absolute path", arg);
+			return EINVAL;
+		}
+		a->cuda_journal = arg;
+		break;
 	case 'j':
 		a->json = true;
 		break;
@@ -332,7 +360,7 @@ static int usage_err(FILE *err, const char *fmt, const char *arg)
 int ctl_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
 	      FILE *err)
 {
-	struct argp_option opts[13];
+	struct argp_option opts[17];
 	const struct cmd_desc *d = NULL;
 	struct parse_ctx c = { a, out, err };
 	struct argp ap = {};
@@ -382,7 +410,7 @@ int ctl_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
 	a->cmd = d->cmd;
 
 	memset(opts, 0, sizeof(opts));
-	for (n = 0; n < 12 && d->opts[n]; n++)
+	for (n = 0; n < 16 && d->opts[n]; n++)
 		opts[n] = *d->opts[n];
 	ap.options = opts;
 	ap.parser = parse_opt;

@@ -51,6 +51,8 @@ struct ctl_args {
 				   * runtime to enable debug support */
 	const char *socket;	/* NULL: PROTO_DEFAULT_SOCKET */
 	bool no_daemon;		/* never talk to the daemon */
+	uint64_t cuda_lock_timeout_ns;	/* 0: the backend's default */
+	const char *cuda_journal;	/* NULL: the backend's default */
 	/* `daemon`, `notify`, `policy`: their own argv (argv[0] = "daemon"), parsed by
 	 * the daemon's code. */
 	int sub_argc;

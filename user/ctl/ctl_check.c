@@ -9,6 +9,7 @@
 
 #include "caps.h"
 #include "ctl_cmd.h"
+#include "cuda_api.h"
 #include "exitcodes.h"
 #include "json.h"
 #include "procfs.h"
@@ -85,6 +86,29 @@ static void check_gpus(struct check_ctx *c)
 		      : "no GPU node in the KFD topology: there are no "
 			"queues to suspend on this machine");
 	item(c, "gpus", val, 0, det);
+}
+
+/*
+ * The CUDA backend (docs/cuda.md): libcuda.so.1 with the checkpoint API.
+ * Not a blocking item: a machine without NVIDIA's driver is KFD's. true
+ * when present.
+ */
+static bool check_cuda(struct check_ctx *c)
+{
+	struct gp_cuda_api api;
+	struct gp_err e = {};
+	char val[64];
+
+	if (gp_cuda_load(&api, &e)) {
+		item(c, "cuda", "absent", 0, e.msg);
+		return false;
+	}
+	snprintf(val, sizeof(val), "libcuda.so.1, driver API %d",
+		 api.version);
+	item(c, "cuda", val, 0, "checkpoint lock present: CUDA processes are "
+	     "suspended at kernel boundaries (kernels in flight finish)");
+	gp_cuda_unload(&api);
+	return true;
 }
 
 int ctl_cmd_check(const struct ctl_args *a)
@@ -174,6 +198,13 @@ int ctl_cmd_check(const struct ctl_args *a)
 			     "attach allowed with CAP_SYS_PTRACE");
 	}
 	check_gpus(&c);
+	/* NVIDIA: the KFD items do not block the CUDA backend */
+	if (check_cuda(&c) && c.exit) {
+		if (!c.o.json)
+			printf("kfd: %s (AMD GPUs only)\n", c.reason);
+		c.exit = 0;
+		c.reason = "cuda";
+	}
 
 	if (c.o.json) {
 		json_begin(&j, stdout);
@@ -185,6 +216,9 @@ int ctl_cmd_check(const struct ctl_args *a)
 	} else if (c.exit) {
 		printf("verdict: suspend/resume cannot work here (%s)\n",
 		       c.reason);
+	} else if (c.reason && !strcmp(c.reason, "cuda")) {
+		printf("verdict: suspend/resume of CUDA processes can work here "
+		       "(the CUDA backend; not of KFD processes)\n");
 	} else {
 		printf("verdict: suspend/resume can work here\n");
 	}

@@ -72,7 +72,22 @@ static void print_session(const struct ctl_out *o,
 		json_u64(&j, "held_ns", s->held_ns);
 		json_u64(&j, "left_ns", s->left_ns);
 		json_u64(&j, "resume_failures", s->resume_failures);
+		if (s->backend[0]) {
+			json_str(&j, "backend", s->backend);
+			json_str(&j, "state", s->state);
+			json_str(&j, "gpu", s->gpu[0] ? s->gpu : "all");
+		}
 		json_end(&j);
+		return;
+	}
+	if (s->backend[0] && strcmp(s->backend, "kfd")) {
+		fmt_ns(t1, sizeof(t1), s->held_ns);
+		fmt_ns(t2, sizeof(t2), s->left_ns);
+		printf("  pid %-8d %-4s %-9s gpu %s", s->pid, s->backend,
+		       s->state, s->gpu[0] ? s->gpu : "all (unknown)");
+		if (s->held)
+			printf(", held for %s (watchdog in %s)", t1, t2);
+		printf("\n");
 		return;
 	}
 	fmt_ns(t1, sizeof(t1), s->held_ns);
@@ -189,6 +204,9 @@ static int via_daemon(const struct ctl_args *a, const char *path)
 	}
 	/* a reply that waits for the runtime comes that much later */
 	timeout = PROTO_TIMEOUT_MS + q.wait_ns / NSEC_PER_MSEC;
+	/* and a CUDA lock as long as the daemon lets it wait (the daemon's
+	 * --cuda-lock-timeout; the client is told with the same flag) */
+	timeout += a->cuda_lock_timeout_ns / NSEC_PER_MSEC;
 	if (ctl_call(path, &q, r, timeout > INT_MAX ? INT_MAX : (int)timeout,
 		     &e))
 		ret = ctl_report(&o, &e);

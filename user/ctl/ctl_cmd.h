@@ -85,4 +85,17 @@ int ctl_prepare(const struct ctl_out *o, const char *cmd, pid_t pid,
  */
 int ctl_via_daemon(const struct ctl_args *a, int *exit);
 
+/*
+ * A CUDA process (ctl_suspend_bk.c): the CUDA backend, opened, when pid
+ * has no KFD process and libcuda.so.1 loads, else NULL (the KFD path).
+ * The commands below take it over (and free it).
+ */
+struct gp_backend;
+struct gp_backend *ctl_cuda_backend(const struct ctl_args *a);
+int ctl_cmd_suspend_cuda(const struct ctl_args *a, struct gp_backend *b);
+int ctl_cmd_resume_cuda(const struct ctl_args *a, struct gp_backend *b);
+/* list's CUDA processes (ctl_list_cuda.c), want 0: all; *listed: how many
+ * were printed (none where libcuda.so.1 does not load). */
+void ctl_list_cuda(const struct ctl_out *o, pid_t want, int *listed);
+
 #endif

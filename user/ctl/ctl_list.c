@@ -171,7 +171,7 @@ static int list_or_status(const struct ctl_out *out, const struct ctl_args *a,
 	struct gp_queue_row *rows = NULL;
 	struct kproc *procs = NULL;
 	struct gp_err e = {};
-	int n, nq, i, k;
+	int n, nq, i, k, ncuda = 0;
 
 	n = kfd_procs(a->kfd_proc, want, &procs);
 	if (n < 0) {
@@ -202,7 +202,10 @@ static int list_or_status(const struct ctl_out *out, const struct ctl_args *a,
 	}
 	free(rows);
 	free(procs);
-	if (want && !n) {
+	/* NVIDIA: the CUDA backend's processes (not for a --kfd-proc tree) */
+	if (!status && !a->kfd_proc && !(want && n))
+		ctl_list_cuda(out, want, &ncuda);
+	if (want && !n && !ncuda) {
 		gp_err_set(&e, GP_EXIT_TARGET, 0, "pid %d has no KFD process "
 			   "(no %s/%d)", want, KFD_SYSFS_PROC, want);
 		return ctl_report(out, &e);

@@ -238,6 +238,7 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 	struct ctl_out o = ctl_out_of(a);
 	struct session_op op = {}, rop = {};
 	struct session *s = NULL;
+	struct gp_backend *b;
 	struct gp_err e = {};
 	struct kfd k = { .fd = -1 };
 	char text[160], t[32];
@@ -249,6 +250,8 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 
 	if (ctl_via_daemon(a, &ret))
 		return ret;
+	if ((b = ctl_cuda_backend(a)))
+		return ctl_cmd_suspend_cuda(a, b);
 	ret = ctl_prepare(&o, "suspend", pid, &k);
 	if (ret)
 		return ret;
@@ -371,6 +374,7 @@ int ctl_cmd_resume(const struct ctl_args *a)
 {
 	struct ctl_out o = ctl_out_of(a);
 	struct session_op op = {};
+	struct gp_backend *b;
 	struct session *s;
 	struct gp_err e = {};
 	struct kfd k = { .fd = -1 };
@@ -378,6 +382,8 @@ int ctl_cmd_resume(const struct ctl_args *a)
 
 	if (ctl_via_daemon(a, &ret))
 		return ret;
+	if ((b = ctl_cuda_backend(a)))
+		return ctl_cmd_resume_cuda(a, b);
 	ret = ctl_prepare(&o, "resume", a->pid, &k);
 	if (ret)
 		return ret;

@@ -11,6 +11,8 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "bk_cuda.h"
+#include "bk_kfd.h"
 #include "daemon_int.h"
 #include "daemon_privs.h"
 #include "exitcodes.h"
@@ -51,7 +53,7 @@ static int loop(struct daemon *d)
 		nt = d->n_t;
 		for (i = 0; i < nt; i++)
 			p[n++] = (struct pollfd){
-				session_event_fd(d->t[i].s), POLLIN, 0 };
+				gp_bk_event_fd(d->t[i].p), POLLIN, 0 };
 		nc = d->n_c;
 		for (i = 0; i < nc; i++)
 			/* no new request before the last reply left */
@@ -147,6 +149,48 @@ static void log_privileges(void)
 		dlog_at(LOG_NOTICE, "%s", lines[i]);
 }
 
+static void cuda_log(void *ctx, const char *line)
+{
+	dlog("cuda %s", line);
+}
+
+/*
+ * The CUDA backend where libcuda.so.1 loads (--no-cuda: never): first
+ * unlock what a daemon that died left journaled, then fork the guardian
+ * (before any thread and any descriptor it must not keep). A machine
+ * without NVIDIA's driver runs KFD alone.
+ */
+static int start_cuda(struct daemon *d, struct gp_err *e)
+{
+	struct gp_bk_cuda_conf conf = {
+		.journal = d->o->cuda_journal,
+		.lock_timeout_ms = d->o->cuda_lock_timeout_ns / 1000000,
+	};
+	struct gp_backend *b;
+	struct gp_err ce = {};
+
+	if (d->o->no_cuda || d->bk.n >= GP_BK_MAX)
+		return 0;
+	b = gp_bk_cuda_new(&conf);
+	if (!b)
+		return gp_err_set(e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
+	if (gp_bk_open(b, &ce)) {
+		if (d->o->verbose || d->o->cuda_journal ||
+		    d->o->cuda_lock_timeout_ns)
+			dlog("CUDA backend off: %s", ce.msg);
+		gp_bk_cuda_destroy(b);
+		return 0;
+	}
+	d->bk.b[d->bk.n++] = b;
+	if (gp_bk_cuda_start(b, true, cuda_log, d, e))
+		return -1;
+	dlog("CUDA backend on (driver %d, lock timeout %u ms, journal %s): "
+	     "a lock outlives its holder, a guardian unlocks if this daemon "
+	     "dies", gp_bk_cuda_version(b), gp_bk_cuda_lock_timeout_ms(b),
+	     gp_bk_cuda_journal(b));
+	return 0;
+}
+
 /* Signals, timer, socket, ready file: 0 or -1 with e. */
 static int start(struct daemon *d, sigset_t *old, bool *blocked,
 		 struct gp_err *e)
@@ -165,6 +209,8 @@ static int start(struct daemon *d, sigset_t *old, bool *blocked,
 	if (err)
 		dlog("cannot give up the controlling terminal: %s",
 		     strerror(-err));
+	if (start_cuda(d, e))
+		return -1;
 	/* signals first: a SIGTERM during start-up still cleans up */
 	d->sfd = session_signalfd(old);
 	if (d->sfd < 0)
@@ -215,6 +261,16 @@ int daemon_main(const struct daemon_opts *o)
 	d.max_hold_ns = o->max_hold_ns ? o->max_hold_ns :
 			DAEMON_DEFAULT_MAX_HOLD_NS;
 	d.idle_ns = o->idle_ns ? o->idle_ns : DAEMON_IDLE_NS;
+	/* the backends, in claim order: KFD first (its errors are the
+	 * default answer for a process no backend claims) */
+	d.bk.b[d.bk.n] = gp_bk_kfd_new(&d.kfd);
+	if (d.bk.b[d.bk.n])
+		d.bk.n++;
+	if (!d.bk.n) {
+		gp_err_set(&e, GP_EXIT_FAILURE, ENOMEM, "out of memory");
+		fprintf(stderr, "gpreempt-ctl: %s\n", e.msg);
+		return GP_EXIT_FAILURE;
+	}
 	if (start(&d, &old, &blocked, &e)) {
 		fprintf(stderr, "%sgpreempt-ctl: %s\n", dlog_prefix(LOG_ERR), e.msg);
 		ret = e.exit ? e.exit : GP_EXIT_FAILURE;
@@ -243,7 +299,11 @@ int daemon_main(const struct daemon_opts *o)
 		close(d.sfd);
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &old, NULL);
-	if (d.kfd_ok)
+	gp_bk_set_close(&d.bk);
+	gp_bk_kfd_destroy(d.bk.b[0]);
+	if (d.bk.n > 1)
+		gp_bk_cuda_destroy(d.bk.b[1]);
+	if (d.kfd.fd >= 0)
 		kfd_close(&d.kfd);
 	dlog_close();
 	return ret;

@@ -77,6 +77,9 @@ struct daemon_opts {
 	const char *tenant_socket; /* --tenant-socket PATH, or NULL: off */
 	const char *admin_cgroup;  /* --admin-cgroup PATH, or NULL */
 	bool tenant_classify;	/* the tenant socket serves GP_WHO_TENANT_OPT */
+	uint64_t cuda_lock_timeout_ns;	/* 0: GP_CUDA_LOCK_TIMEOUT_MS */
+	const char *cuda_journal;	/* NULL: GP_CUDA_JOURNAL_DEFAULT */
+	bool no_cuda;		/* --no-cuda: never load libcuda */
 	int argc;		/* as given to daemon_parse(), for SIGHUP */
 	char **argv;
 	struct config *cfg;	/* owns the strings read from config */

@@ -13,7 +13,8 @@
 #include "util.h"
 
 enum { OPT_READY = 0x100, OPT_SEND, OPT_METRICS, OPT_TENANT_SOCKET,
-       OPT_ADMIN_CGROUP, OPT_TENANT_CLASSIFY };
+       OPT_ADMIN_CGROUP, OPT_TENANT_CLASSIFY, OPT_CUDA_LOCK_TIMEOUT,
+       OPT_CUDA_JOURNAL, OPT_NO_CUDA };
 
 static const struct argp_option daemon_options[] = {
 	{ "socket", 's', "PATH", 0,
@@ -46,6 +47,17 @@ static const struct argp_option daemon_options[] = {
 	{ "metrics", OPT_METRICS, "ADDR", 0,
 	  "Serve Prometheus metrics on ADDR (IP:PORT, e.g. 127.0.0.1:9464; "
 	  "off by default)", 0 },
+	{ "cuda-lock-timeout", OPT_CUDA_LOCK_TIMEOUT, "DURATION", 0,
+	  "CUDA processes: how long a lock may wait for the GPU work in "
+	  "flight (kernels finish; default 500ms); past it the process is "
+	  "left running and the suspend fails with exit 13", 0 },
+	{ "cuda-journal", OPT_CUDA_JOURNAL, "PATH", 0,
+	  "CUDA processes: the durable record of locks, released at start "
+	  "and by the guardian if the daemon dies (default "
+	  "/run/gpreempt/cuda-holds)", 0 },
+	{ "no-cuda", OPT_NO_CUDA, NULL, 0,
+	  "Do not load libcuda.so.1 (default: the CUDA backend is on where "
+	  "it loads)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log every request", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{ 0 },
@@ -59,7 +71,9 @@ static const char daemon_doc[] =
 "(max-hold, verbose and the Arbitration options below) and keeps every "
 "hold; SIGINT/SIGTERM resume and "
 "detach everything, remove the socket and exit 0. Needs root (CAP_SYS_PTRACE); "
-"starts without /dev/kfd (suspend then answers exit 4).\v"
+"starts without /dev/kfd (suspend then answers exit 4). Where libcuda.so.1 "
+"loads, CUDA processes (NVIDIA) are suspended with the CUDA driver's "
+"checkpoint lock: kernels in flight finish first (docs/cuda.md).\v"
 "Protocol (one line per request, one reply per request; see user/proto/proto.h):\n"
 "  suspend pid=N [queues=ID,ID] [grace=N] [for_ns=N]\n"
 "  resume pid=N [queues=ID,ID]   attach pid=N   detach pid=N   "
@@ -127,6 +141,26 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TENANT_CLASSIFY:
 		o->tenant_classify = true;
+		break;
+	case OPT_CUDA_LOCK_TIMEOUT:
+		if (gp_args_duration(state, "cuda-lock-timeout", arg,
+				     &o->cuda_lock_timeout_ns, false))
+			return EINVAL;
+		if (o->cuda_lock_timeout_ns < 1000000) {
+			argp_error(state, "--cuda-lock-timeout: at least 1ms");
+			return EINVAL;
+		}
+		break;
+	case OPT_CUDA_JOURNAL:
+		if (*arg != '/') {
+			argp_error(state, "--cuda-journal: '%s' is not an "
+				   "absolute path", arg);
+			return EINVAL;
+		}
+		o->cuda_journal = arg;
+		break;
+	case OPT_NO_CUDA:
+		o->no_cuda = true;
 		break;
 	case OPT_ADMIN_CGROUP: {
 		size_t n = strlen(arg);

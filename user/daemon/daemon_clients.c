@@ -21,8 +21,13 @@
 void client_close(struct daemon *d, uint32_t i)
 {
 	struct client *c = d->c[i];
+	uint32_t j;
 
 	dmod_client_closed(d, c);	/* e.g. its busy ends */
+	/* a suspend in flight for it completes unanswered */
+	for (j = 0; j < d->n_t; j++)
+		if (d->t[j].op_client == c)
+			d->t[j].op_client = NULL;
 	close(c->fd);
 	free(c->out);
 	free(c);
@@ -189,6 +194,12 @@ void client_event(struct daemon *d, uint32_t i, short ev)
 	struct client *c = d->c[i];
 	int r;
 
+	/* its deferred reply came from a completion (daemon_req.c): serve
+	 * the lines that waited */
+	if (c->answered) {
+		c->answered = false;
+		client_undefer(d, c);
+	}
 	if (!ev)
 		return;
 	if (ev & (POLLERR | POLLNVAL))

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <syslog.h>
 
+#include "backend.h"
 #include "daemon.h"
 #include "daemon_host.h"
 #include "kfd.h"
@@ -22,8 +23,11 @@
 #define DAEMON_PROG "gpreempt-ctl daemon"
 
 /* One held target. */
+struct client;
+struct gp_bk_done;
+
 struct target {
-	struct session *s;
+	struct gp_bproc *p;	/* its backend's process (backend.h) */
 	pid_t pid;
 	uid_t uid;		/* whose request attached it (quota) */
 	bool tenant;		/* ... a tenant's (daemon_peer.c) */
@@ -32,6 +36,14 @@ struct target {
 	uint32_t resume_failures; /* in a row; retried with backoff */
 	bool detaching;		/* released, detach pending (tracee.h):
 				 * kept until the target can stop */
+	/* an operation off the loop (GP_BK_PENDING): its issuer's
+	 * continuation, called once (target_op_done), and the deferred
+	 * client it answers (NULL once that client closed) */
+	void (*op_done)(struct daemon *d, struct target *t,
+			struct gp_bk_done *dn);
+	struct client *op_client;
+	uint64_t op_for_ns;	/* the suspend's for_ns */
+	uint64_t op_req_ns;	/* its request's arrival */
 };
 
 /* One connection. */
@@ -51,6 +63,8 @@ struct client {
 	uint64_t wait_until;	/* monotonic ns: run it anyway */
 	bool deferred;		/* a module's reply comes later (its work
 				 * runs off the loop): client_undefer() */
+	bool answered;		/* a deferred reply of the daemon's own was
+				 * queued: client_event() undefers it */
 	size_t in_len, out_len, out_cap;
 	char in[PROTO_MAX_REQ];
 	char *out;
@@ -78,6 +92,7 @@ struct daemon {
 	gid_t gid;
 	struct kfd kfd;
 	bool kfd_ok;
+	struct gp_bk_set bk;	/* the backends, in claim order (kfd first) */
 	struct target t[PROTO_MAX_SESSIONS];
 	uint32_t n_t;		/* held and detaching */
 	uint32_t n_detaching;
@@ -229,5 +244,9 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 void targets_watchdog(struct daemon *d);
 void targets_arm_watchdog(struct daemon *d);
 void targets_shutdown(struct daemon *d, int sig);
+/* A pending operation of t finished, or is abandoned (t goes). */
+void target_op_done(struct daemon *d, struct target *t,
+		    struct gp_bk_done *dn);
+void target_op_abandon(struct daemon *d, struct target *t, const char *why);
 
 #endif

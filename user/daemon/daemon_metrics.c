@@ -76,11 +76,35 @@ void dm_clients_rejected(void)
 		metrics.clients_rejected++;
 }
 
+/* Targets by backend (kfd, cuda) and state (running, locking, ...). */
+static void render_backends(const struct daemon *d, struct prom_buf *b)
+{
+	static const enum gp_bk_state states[] = {
+		GP_BK_RUNNING, GP_BK_LOCKING, GP_BK_SUSPENDED, GP_BK_GONE };
+	char labels[96];
+	uint32_t i, n;
+
+	prom_family(b, "gpreempt_targets", "gauge",
+		    "Processes the daemon holds, by backend and state");
+	for (int k = 0; k < d->bk.n; k++)
+		for (size_t s = 0; s < sizeof(states) / sizeof(*states); s++) {
+			for (n = 0, i = 0; i < d->n_t; i++)
+				n += d->t[i].p->b == d->bk.b[k] &&
+				     !d->t[i].detaching &&
+				     gp_bk_state(d->t[i].p) == states[s];
+			prom_labels(labels, sizeof(labels), "backend",
+				    d->bk.b[k]->ops->name, "state",
+				    gp_bk_state_name(states[s]), NULL);
+			prom_sample(b, "gpreempt_targets", labels, n);
+		}
+}
+
 void daemon_metrics_render(void *ctx, struct prom_buf *b)
 {
 	struct daemon *d = ctx;
 
 	metrics.sessions_held = d->n_t;
 	metrics_render(&metrics, monotonic_ns(), b);
+	render_backends(d, b);
 	dlimit_render(b);
 }

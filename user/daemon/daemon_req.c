@@ -95,6 +95,68 @@ static void park(struct client *c, const struct proto_req *q, bool kfd)
 	     kfd ? "it to open /dev/kfd" : "its runtime");
 }
 
+/*
+ * What a suspend or resume did, applied and answered: the hold, the
+ * metrics, the log, the reply to c (NULL: its client left). drop: the
+ * target may be dropped here (not from a completion, whose caller
+ * walks the table).
+ */
+static void finish_op(struct daemon *d, struct client *c, struct target *t,
+		      bool suspend, uint64_t for_ns, uint64_t req_ns,
+		      uint32_t n_queues, struct session_op *op, int r,
+		      struct gp_err *e, bool drop)
+{
+	if (suspend && op->ret >= 0 && op->n_ok)
+		dm_suspend(t->pid, op->ns, monotonic_ns() - req_ns);
+	else if (!suspend && op->ret >= 0 && op->n_ok)
+		dm_resume(t->pid, op->ns, false);
+	if (suspend && op->ret >= 0)
+		hold_start(d, t, for_ns);
+	else if (!suspend && !gp_bk_held(t->p)) {
+		hold_end(t);
+		t->resume_failures = 0;
+		/* nothing left suspended (also a process with no queues) */
+		if (op->ret >= 0)
+			dmod_hold_released(d, t->pid, !c || c->admin ?
+					   GP_WHO_ADMIN : GP_WHO_TENANT);
+	} else if (!suspend && !n_queues) {
+		/* asked for everything, queues left: never a forgotten hold */
+		target_retry_resume(t, "resume request",
+				    r ? e->msg : "some queues failed to map");
+	}
+	if (d->o->verbose || r)
+		dlog_at(r ? LOG_WARNING : LOG_INFO,
+			"%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",
+		     suspend ? "suspend" : "resume", t->pid, op->n, op->n_ok,
+		     op->n_invalid, op->n_error, r ? ": " : "", r ? e->msg : "");
+	if (c) {
+		reply_op(c, op);
+		/* the hold as applied (--max-hold may have cut for_ns) */
+		if (suspend && op->ret >= 0)
+			reply_session(c, t);
+		if (r)
+			reply_err(c, e);
+		else
+			reply_ok(c);
+	}
+	if (drop && !gp_bk_alive(t->p)) {
+		dlog("pid %d is gone: dropped", t->pid);
+		target_drop(d, t);
+	}
+}
+
+/* A suspend that ran off the loop (CUDA's lock) completed. */
+static void suspend_done(struct daemon *d, struct target *t,
+			 struct gp_bk_done *dn)
+{
+	struct client *c = t->op_client;
+
+	finish_op(d, c, t, true, t->op_for_ns, t->op_req_ns, 0, &dn->op,
+		  dn->r, &dn->e, false);
+	if (c)
+		c->answered = true;	/* client_event() undefers it */
+}
+
 static void do_suspend_resume(struct daemon *d, struct client *c,
 			      const struct proto_req *q)
 {
@@ -108,11 +170,12 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 	 * --wait-runtime on a process still starting: it may not have
 	 * opened /dev/kfd yet (ROCr does in hsa_init), and without a KFD
 	 * process there is nothing to attach to. Parked as for the runtime
-	 * below, within the same budget; authorized first.
+	 * below, within the same budget; authorized first. (A backend that
+	 * claims it, CUDA's, needs no wait.)
 	 */
 	if (suspend && q->wait_ns && !target_find(d, q->pid) &&
 	    !session_check_pid(q->pid, &e) &&
-	    !session_has_kfd_process(q->pid)) {
+	    !gp_bk_claim(&d->bk, q->pid)) {
 		if (authorize(c, q->pid, &e)) {
 			reply_err(c, &e);
 			return;
@@ -130,52 +193,32 @@ static void do_suspend_resume(struct daemon *d, struct client *c,
 		reply_err(c, &e);
 		return;
 	}
-	if (suspend && q->wait_ns && session_runtime_state(t->s) !=
+	if (suspend && q->wait_ns && gp_bk_runtime(t->p) !=
 	    DEBUG_RUNTIME_STATE_ENABLED) {
 		park(c, q, false);
 		return;
 	}
 	if (suspend)
-		r = session_suspend(t->s, q->queues, q->n_queues, q->grace,
-				    &op, &e);
+		r = gp_bk_suspend(t->p, q->queues, q->n_queues, q->grace,
+				  &op, &e);
 	else
-		r = session_resume(t->s, q->queues, q->n_queues, &op, &e);
-	if (suspend && op.ret >= 0 && op.n_ok)
-		dm_suspend(t->pid, op.ns, monotonic_ns() - d->req_ns);
-	else if (!suspend && op.ret >= 0 && op.n_ok)
-		dm_resume(t->pid, op.ns, false);
-	if (suspend && op.ret >= 0)
-		hold_start(d, t, q->for_ns);
-	else if (!suspend && !session_suspended_count(t->s)) {
-		hold_end(t);
-		t->resume_failures = 0;
-		/* nothing left suspended (also a process with no queues) */
-		if (op.ret >= 0)
-			dmod_hold_released(d, t->pid, c->admin ? GP_WHO_ADMIN :
-					   GP_WHO_TENANT);
-	} else if (!suspend && !q->n_queues) {
-		/* asked for everything, queues left: never a forgotten hold */
-		target_retry_resume(t, "resume request",
-				    r ? e.msg : "some queues failed to map");
+		r = gp_bk_resume(t->p, q->queues, q->n_queues, &op, &e);
+	if (r == GP_BK_PENDING) {
+		/* off the loop: the reply waits, the loop serves others */
+		t->op_done = suspend_done;
+		t->op_client = c;
+		t->op_for_ns = q->for_ns;
+		t->op_req_ns = d->req_ns;
+		c->deferred = true;	/* (client_defer: no call back up) */
+		session_op_free(&op);
+		if (d->o->verbose)
+			dlog("suspend pid %d: %s runs it off the loop", t->pid,
+			     gp_bk_name(t->p));
+		return;
 	}
-	if (d->o->verbose || r)
-		dlog_at(r ? LOG_WARNING : LOG_INFO,
-			"%s pid %d: %u queues, %u ok, %u invalid, %u error%s%s",
-		     proto_verb_name(q->verb), q->pid, op.n, op.n_ok,
-		     op.n_invalid, op.n_error, r ? ": " : "", r ? e.msg : "");
-	reply_op(c, &op);
-	/* the hold as applied (--max-hold may have cut for_ns short) */
-	if (suspend && op.ret >= 0)
-		reply_session(c, t);
+	finish_op(d, c, t, suspend, q->for_ns, d->req_ns, q->n_queues, &op, r,
+		  &e, true);
 	session_op_free(&op);
-	if (r)
-		reply_err(c, &e);
-	else
-		reply_ok(c);
-	if (!session_alive(t->s)) {
-		dlog("pid %d is gone: dropped", t->pid);
-		target_drop(d, t);
-	}
 }
 
 static void do_attach(struct daemon *d, struct client *c, pid_t pid)
@@ -334,7 +377,7 @@ int daemon_waiting(struct daemon *d, uint64_t now)
 		if (c->wait_kfd) {
 			/* sysfs does not notify a new directory: every 10 ms */
 			if (now < c->wait_until &&
-			    !session_has_kfd_process(c->wait_req.pid) &&
+			    !gp_bk_claim(&d->bk, c->wait_req.pid) &&
 			    !session_check_pid(c->wait_req.pid, &e)) {
 				left = c->wait_until - now;
 				left = left < 10 * NSEC_PER_MSEC ? left :
@@ -359,7 +402,7 @@ int daemon_waiting(struct daemon *d, uint64_t now)
 			continue;
 		}
 		t = target_find(d, c->wait_req.pid);
-		if (t && now < c->wait_until && session_runtime_state(t->s) !=
+		if (t && now < c->wait_until && gp_bk_runtime(t->p) !=
 		    DEBUG_RUNTIME_STATE_ENABLED) {
 			left = c->wait_until - now;
 			next = left < next ? left : next;

@@ -34,7 +34,7 @@ static void forget(struct daemon *d, struct target *t)
 {
 	if (t->detaching)
 		d->n_detaching--;
-	session_free(t->s);
+	gp_bk_free(t->p);
 	*t = d->t[--d->n_t];
 }
 
@@ -44,35 +44,51 @@ static void keep_detaching(struct daemon *d, struct target *t)
 	t->detaching = true;
 	t->held_since = t->deadline = 0;
 	d->n_detaching++;
-	dlog("pid %d cannot stop yet (in a vfork or an uninterruptible "
-	     "sleep, or its leader exited before its threads): its detach "
-	     "finishes when it can", t->pid);
+	if (strcmp(gp_bk_name(t->p), "kfd"))
+		dlog("pid %d: its release waits for the %s call in flight "
+		     "(then undoes it)", t->pid, gp_bk_name(t->p));
+	else
+		dlog("pid %d cannot stop yet (in a vfork or an uninterruptible "
+		     "sleep, or its leader exited before its threads): its "
+		     "detach finishes when it can", t->pid);
 }
 
 void target_drop(struct daemon *d, struct target *t)
 {
 	dmod_target_gone(d, t->pid);
 	dm_gone(t->pid);
-	if (t->detaching || session_release(t->s))
+	target_op_abandon(d, t, "the target was released");
+	if (t->detaching || gp_bk_release(t->p))
 		forget(d, t);
 	else
 		keep_detaching(d, t);
 }
 
 /*
- * /dev/kfd on first need, with the checks ctl_prepare() makes: version
- * (the debug API needs KFD 1.13) and sched_policy.
+ * The backend that claims pid (KFD: it has a KFD process; CUDA, when
+ * loaded: any other), else the first (KFD), whose checks then say why
+ * not. Opened on first need (/dev/kfd: version and sched_policy checks,
+ * as ctl_prepare() makes; libcuda: loaded at start).
  */
-static int need_kfd(struct daemon *d, struct gp_err *e)
+static struct gp_backend *need_backend(struct daemon *d, pid_t pid,
+				       struct gp_err *e)
 {
-	if (d->kfd_ok)
-		return 0;
-	if (kfd_open_debug(&d->kfd, e))
-		return -1;
-	d->kfd_ok = true;
-	dlog("opened " KFD_DEV_PATH " (KFD ioctl %u.%u)", d->kfd.major,
-	     d->kfd.minor);
-	return 0;
+	struct gp_backend *b = gp_bk_claim(&d->bk, pid);
+	bool was;
+
+	if (!b && !(b = d->bk.n ? d->bk.b[0] : NULL)) {
+		gp_err_set(e, GP_EXIT_TARGET, ENODEV, "no preemption backend "
+			   "for pid %d", pid);
+		return NULL;
+	}
+	was = b->opened;
+	if (gp_bk_open(b, e))
+		return NULL;
+	d->kfd_ok = d->kfd.fd >= 0;
+	if (!was && d->kfd_ok && b == d->bk.b[0])
+		dlog("opened " KFD_DEV_PATH " (KFD ioctl %u.%u)",
+		     d->kfd.major, d->kfd.minor);
+	return b;
 }
 
 /* Targets attached for uid (held or detaching). */
@@ -99,7 +115,8 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 			  bool tenant, struct gp_err *e)
 {
 	struct target *t = target_find(d, pid);
-	struct session *s, *pending = NULL;
+	struct gp_bproc *s, *pending = NULL;
+	struct gp_backend *b;
 	uint64_t t0;
 
 	if (t)
@@ -110,7 +127,7 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 			   "a vfork child): try again once it can", pid);
 		return NULL;
 	}
-	if (session_check_pid(pid, e) || need_kfd(d, e))
+	if (session_check_pid(pid, e) || !(b = need_backend(d, pid, e)))
 		return NULL;
 	if (tenant && owned(d, uid) >= DAEMON_MAX_PER_UID) {
 		dlimit(GP_LIMIT_HOLDS_UID, "uid %u: %d targets, pid %d "
@@ -141,12 +158,12 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 		return NULL;
 	}
 	t0 = monotonic_ns();
-	s = session_open(&d->kfd, pid, &pending, e);
+	s = gp_bk_attach(b, pid, &pending, e);
 	if (!s && !pending)
 		return NULL;
 	t = &d->t[d->n_t++];
 	memset(t, 0, sizeof(*t));
-	t->s = s ? s : pending;
+	t->p = s ? s : pending;
 	t->pid = pid;
 	t->uid = uid;
 	t->tenant = tenant;
@@ -154,10 +171,41 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 		keep_detaching(d, t);
 		return NULL;
 	}
-	dlog("attached to pid %d (runtime %s, %.3f ms)", pid,
-	     kfd_runtime_state_name(session_runtime_state(s)),
-	     (monotonic_ns() - t0) / 1e6);
+	if (!strcmp(gp_bk_name(s), "kfd"))
+		dlog("attached to pid %d (runtime %s, %.3f ms)", pid,
+		     kfd_runtime_state_name(gp_bk_runtime(s)),
+		     (monotonic_ns() - t0) / 1e6);
+	else
+		dlog("attached to pid %d (backend %s, %.3f ms)", pid,
+		     gp_bk_name(s), (monotonic_ns() - t0) / 1e6);
 	return t;
+}
+
+/* The backend, its state and the GPUs (NVIDIA UUIDs, else gpu ids). */
+static void target_where(const struct target *t, struct proto_session *ps)
+{
+	struct gp_bk_where w[GP_BK_MAX_WHERE];
+	size_t len = 0;
+	int n, i;
+
+	snprintf(ps->backend, sizeof(ps->backend), "%s", gp_bk_name(t->p));
+	snprintf(ps->state, sizeof(ps->state), "%s",
+		 gp_bk_state_name(gp_bk_state(t->p)));
+	n = gp_bk_where(t->p, w, GP_BK_MAX_WHERE);
+	for (i = 0; i < n && len + 1 < sizeof(ps->gpu); i++) {
+		char one[GP_BK_UUID_LEN];
+
+		if (w[i].uuid[0])
+			snprintf(one, sizeof(one), "%s", w[i].uuid);
+		else
+			snprintf(one, sizeof(one), "0x%x", w[i].gpu_id);
+		if (strstr(ps->gpu, one))
+			continue;	/* a GPU of several queues */
+		len += snprintf(ps->gpu + len, sizeof(ps->gpu) - len, "%s%s",
+				len ? "," : "", one);
+	}
+	if (len >= sizeof(ps->gpu))
+		ps->gpu[sizeof(ps->gpu) - 1] = 0;
 }
 
 void target_info(const struct target *t, struct proto_session *ps)
@@ -166,10 +214,11 @@ void target_info(const struct target *t, struct proto_session *ps)
 
 	memset(ps, 0, sizeof(*ps));
 	ps->pid = t->pid;
-	ps->runtime = session_runtime_state(t->s);
-	session_queues(t->s, &ps->queues);
-	ps->held = session_suspended_count(t->s);
+	ps->runtime = gp_bk_runtime(t->p);
+	ps->queues = gp_bk_nqueues(t->p);
+	ps->held = gp_bk_held(t->p);
 	ps->resume_failures = t->resume_failures;
+	target_where(t, ps);
 	if (t->held_since)
 		ps->held_ns = now - t->held_since;
 	if (t->deadline)
@@ -223,8 +272,8 @@ void target_retry_resume(struct target *t, const char *why, const char *cause)
 	fmt_ns(next, sizeof(next), wait);
 	dlog_at(LOG_ERR, "%s: resuming pid %d failed (attempt %u), %u queue%s "
 		"still suspended, retrying in %s: %s", why, t->pid,
-		t->resume_failures, session_suspended_count(t->s),
-		session_suspended_count(t->s) == 1 ? "" : "s", next, cause);
+		t->resume_failures, gp_bk_held(t->p),
+		gp_bk_held(t->p) == 1 ? "" : "s", next, cause);
 }
 
 /*
@@ -242,12 +291,12 @@ int target_resume_all(struct target *t, const char *why)
 	char held[32];
 	int r;
 
-	if (!t->held_since && !session_suspended_count(t->s))
+	if (!t->held_since && !gp_bk_held(t->p))
 		return 0;
 	fmt_ns(held, sizeof(held), t->held_since ? now - t->held_since : 0);
-	r = session_resume(t->s, NULL, 0, &op, &e);
+	r = gp_bk_resume(t->p, NULL, 0, &op, &e);
 	session_op_free(&op);
-	if ((!r || r == GP_EXIT_PARTIAL) && !session_suspended_count(t->s)) {
+	if ((!r || r == GP_EXIT_PARTIAL) && !gp_bk_held(t->p)) {
 		dm_resume(t->pid, op.ns, !strncmp(why, "watchdog", 8));
 		dlog("%s: resumed pid %d after %s (%u queues: %u ok, "
 		     "%u invalid, %u error)", why, t->pid, held, op.n,
@@ -314,8 +363,10 @@ void targets_watchdog(struct daemon *d)
 void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 		     bool all)
 {
+	struct gp_bk_done dn;
 	struct gp_err e = {};
 	uint32_t i;
+	int gone;
 
 	if (n > d->n_t)
 		n = d->n_t;
@@ -325,15 +376,19 @@ void targets_service(struct daemon *d, const struct pollfd *ev, uint32_t n,
 		if (!all && !ev[i].revents)
 			continue;
 		if (t->detaching) {
-			if (session_detach_poll(t->s)) {
+			if (gp_bk_release_poll(t->p)) {
 				dlog("detached from pid %d at last", t->pid);
 				forget(d, t);
 			}
 			continue;
 		}
-		if (session_handle_event(t->s, &e))
+		memset(&e, 0, sizeof(e));
+		gone = gp_bk_handle(t->p, &e);
+		if (e.msg[0])
 			dlog_at(LOG_WARNING, "pid %d: %s", t->pid, e.msg);
-		if (session_handle_wait(t->s) || !session_alive(t->s)) {
+		while (gp_bk_take_done(t->p, &dn))
+			target_op_done(d, t, &dn);
+		if (gone || !gp_bk_alive(t->p)) {
 			dlog("pid %d exited: dropped", t->pid);
 			target_drop(d, t);
 		}
@@ -357,12 +412,13 @@ void targets_shutdown(struct daemon *d, int sig)
 
 		if (!t->detaching)
 			target_resume_all(t, "shutdown");
-		t->detaching = !session_release(t->s);
+		target_op_abandon(d, t, "the daemon is shutting down");
+		t->detaching = !gp_bk_release(t->p);
 	}
 	do {
 		for (left = 0, i = 0; i < d->n_t; i++)
 			if (d->t[i].detaching &&
-			    !session_detach_poll(d->t[i].s))
+			    !gp_bk_release_poll(d->t[i].p))
 				left++;
 		if (left)
 			nanosleep(&ts, NULL);
@@ -371,5 +427,46 @@ void targets_shutdown(struct daemon *d, int sig)
 		dlog("%u detach%s pending: the kernel finishes them as we "
 		     "exit", left, left == 1 ? "" : "es");
 	while (d->n_t)
-		session_free(d->t[--d->n_t].s);
+		gp_bk_free(d->t[--d->n_t].p);
+}
+
+/*
+ * An operation that ran off the loop (GP_BK_PENDING) finished: its
+ * issuer's continuation (t->op_done: a client's reply, the executor's
+ * bookkeeping) runs once. With none left (its client went away), a
+ * suspend that took still starts a hold: the deadline (--max-hold)
+ * resumes it, so a lock is never forgotten.
+ */
+void target_op_done(struct daemon *d, struct target *t,
+		    struct gp_bk_done *dn)
+{
+	void (*fn)(struct daemon *, struct target *, struct gp_bk_done *) =
+		t->op_done;
+
+	t->op_done = NULL;
+	if (fn) {
+		fn(d, t, dn);
+	} else if (dn->op.call == KFD_CALL_SUSPEND && dn->op.ret >= 0) {
+		dlog("pid %d: a suspend whose requester left completed: held "
+		     "until the deadline", t->pid);
+		hold_start(d, t, 0);
+	}
+	t->op_client = NULL;
+	session_op_free(&dn->op);
+}
+
+/* The target goes (released, shutdown) with an operation in flight: its
+ * issuer is answered now; the backend's release waits for the call. */
+void target_op_abandon(struct daemon *d, struct target *t, const char *why)
+{
+	struct gp_bk_done dn = { .op = { .call = KFD_CALL_SUSPEND,
+					 .pid = t->pid, .ret = -ECANCELED },
+				 .r = GP_EXIT_TARGET };
+
+	if (!t->op_done)
+		return;
+	gp_err_set(&dn.e, GP_EXIT_TARGET, ECANCELED, "pid %d: %s before its "
+		   "suspend completed (a lock that lands is undone)", t->pid,
+		   why);
+	target_op_done(d, t, &dn);
 }

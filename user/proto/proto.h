@@ -100,6 +100,9 @@ struct proto_daemon {
 };
 
 /* One held target in a status reply. */
+#define PROTO_NAME_LEN 12
+#define PROTO_GPU_LEN 96
+
 struct proto_session {
 	pid_t pid;
 	uint32_t runtime;	/* DEBUG_RUNTIME_STATE_* */
@@ -108,6 +111,12 @@ struct proto_session {
 	uint64_t held_ns;	/* since the suspend, 0 if none held */
 	uint64_t left_ns;	/* until the watchdog resumes, 0 if none */
 	uint32_t resume_failures; /* failed resumes in a row (retried) */
+	/* Which backend holds it and where it runs; on the wire only for a
+	 * backend other than KFD ("" read back: kfd), so KFD's line stays
+	 * as it was. [A-Za-z0-9._,-] only. */
+	char backend[PROTO_NAME_LEN];	/* "cuda" */
+	char state[PROTO_NAME_LEN];	/* gp_bk_state_name(): "locking" */
+	char gpu[PROTO_GPU_LEN];	/* NVIDIA GPU UUIDs, ","; "": all */
 };
 
 struct proto_reply {

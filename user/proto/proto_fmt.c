@@ -95,17 +95,39 @@ int proto_format_daemon(char *buf, size_t len, const struct proto_daemon *d)
 	return sb_done(&s);
 }
 
+/* Only [A-Za-z0-9._,-] of v, "-" for none: one token on the line. */
+static const char *safe_tok(char *buf, size_t len, const char *v)
+{
+	size_t i;
+
+	for (i = 0; v[i] && i + 1 < len; i++)
+		buf[i] = (v[i] >= 'a' && v[i] <= 'z') ||
+			 (v[i] >= 'A' && v[i] <= 'Z') ||
+			 (v[i] >= '0' && v[i] <= '9') ||
+			 strchr("._,-", v[i]) ? v[i] : '_';
+	buf[i] = 0;
+	return i ? buf : "-";
+}
+
 int proto_format_session(char *buf, size_t len,
 			 const struct proto_session *ps)
 {
+	char b1[PROTO_NAME_LEN], b2[PROTO_NAME_LEN], b3[PROTO_GPU_LEN];
 	struct sbuf s;
 
 	sb_init(&s, buf, len);
 	sb_printf(&s, "session pid=%d runtime=%s queues=%u held=%u "
-		  "held_ns=%llu left_ns=%llu resume_failures=%u\n", ps->pid,
+		  "held_ns=%llu left_ns=%llu resume_failures=%u", ps->pid,
 		  kfd_runtime_state_name(ps->runtime), ps->queues, ps->held,
 		  (unsigned long long)ps->held_ns,
 		  (unsigned long long)ps->left_ns, ps->resume_failures);
+	if (ps->backend[0] && strcmp(ps->backend, "kfd"))
+		sb_printf(&s, " backend=%s state=%s gpu=%s",
+			  safe_tok(b1, sizeof(b1), ps->backend),
+			  safe_tok(b2, sizeof(b2), ps->state[0] ? ps->state :
+				   "-"),
+			  safe_tok(b3, sizeof(b3), ps->gpu[0] ? ps->gpu : "-"));
+	sb_printf(&s, "\n");
 	return sb_done(&s);
 }
 

@@ -106,6 +106,8 @@ enum field_type {
 	F_CALL,		/* "suspend" or "resume" */
 	F_KFD,		/* "M.m" or "none" */
 	F_QRES,		/* ID:STATUS,... (may be left out) */
+	F_NAME,		/* a token of < PROTO_NAME_LEN (may be left out) */
+	F_GPU,		/* a token of < PROTO_GPU_LEN (may be left out) */
 };
 
 /* The INFO lines a reply may carry. */
@@ -135,6 +137,9 @@ static const struct field fields[] = {
 	FD(I_SESSION, "left_ns", F_U64, proto_session, left_ns),
 	FD(I_SESSION, "resume_failures", F_U32, proto_session,
 	   resume_failures),
+	FD(I_SESSION, "backend", F_NAME, proto_session, backend),
+	FD(I_SESSION, "state", F_NAME, proto_session, state),
+	FD(I_SESSION, "gpu", F_GPU, proto_session, gpu),
 	FD(I_OP, "call", F_CALL, session_op, call),
 	FD(I_OP, "pid", F_PID, session_op, pid),
 	FD(I_OP, "ret", F_INT, session_op, ret),
@@ -185,6 +190,16 @@ static int field_value(const struct field *f, const char *v, size_t vl,
 		return parse_kfd_version(v, vl, base);
 	case F_QRES:
 		return parse_qres(v, vl, base);
+	case F_NAME:
+	case F_GPU:
+		if (!vl || vl >= (f->type == F_NAME ? PROTO_NAME_LEN :
+				  PROTO_GPU_LEN))
+			return -1;
+		memcpy(p, v, vl);
+		p[vl] = 0;
+		if (vl == 1 && *v == '-')
+			p[0] = 0;
+		return 0;
 	}
 	return -1;
 }
@@ -215,7 +230,8 @@ static int parse_info(enum info_kind kind, void *base, const char *p,
 	/* every key is needed but the queue list (empty when none) */
 	for (i = 0; i < N_FIELDS; i++)
 		if (fields[i].kind == kind && !(seen & 1u << i) &&
-		    fields[i].type != F_QRES)
+		    fields[i].type != F_QRES && fields[i].type != F_NAME &&
+		    fields[i].type != F_GPU)
 			return reply_bad(e, "missing key", fields[i].key,
 					 strlen(fields[i].key));
 	return 0;
