@@ -275,3 +275,18 @@ print("ok")' "$TOP/bench/cuda"
 	run -3 python3 "$TOP/bench/cuda/cudalock.py" state 1
 	[[ "$output" == *"no libcuda.so.1"* ]]
 }
+
+@test "docs/benchmarks.md's GPU tables are report.py on the stored H200 run" {
+	r=$TOP/bench/results/2026-11-28/cuda-colocate-final
+	for c in A B; do
+		tar xzf "$r/F$c.tgz" -C "$WORK"
+		python3 "$REPORT" "$WORK/F$c" > "$WORK/got$c"
+		sed -n '/^| row /,/^| MPS /p' "$WORK/got$c" > "$WORK/t$c"
+		[ "$(wc -l < "$WORK/t$c")" -eq 8 ]
+	done
+	# the doc's two tables, in order: Case A's then Case B's
+	awk '/^## On a real GPU/,/^What the numbers say/' "$TOP/docs/benchmarks.md" |
+		sed -n '/^| row /,/^| MPS /p' > "$WORK/want"
+	cat "$WORK/tA" "$WORK/tB" > "$WORK/got"
+	diff -u "$WORK/want" "$WORK/got"
+}
