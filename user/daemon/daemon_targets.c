@@ -144,7 +144,7 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 		       DAEMON_ADMIN_SESSIONS, pid, uid);
 		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "tenants hold %d targets "
 			   "in the daemon already (%d more are kept for root "
-			   "and the arbiter): try again later",
+			   "and the daemon's modules): try again later",
 			   PROTO_MAX_SESSIONS - DAEMON_ADMIN_SESSIONS,
 			   DAEMON_ADMIN_SESSIONS);
 		return NULL;
