@@ -16,9 +16,11 @@
  *   queues), and with none known, every GPU.
  * - Gangs: the key is the cgroup v2 path's hash (--gang cgroup) or the
  *   process group (--gang pgid).
- * - Actions: one SUSPEND_QUEUES or RESUME_QUEUES per offline process,
- *   naming exactly the decision's queue ids (all=true: every queue of a
- *   fresh snapshot, for gangs and queues not known yet).
+ * - Actions: one SUSPEND_QUEUES or RESUME_QUEUES per offline process
+ *   and direction per round (the machines' actions merged first:
+ *   gp_gpolicy_coalesce), naming exactly the decision's queue ids
+ *   (all=true: every queue of a fresh snapshot, for gangs and queues not
+ *   known yet).
  *
  * The per-GPU policy decides in both scopes (--scope node is its one
  * node-wide machine). The node machine (a->pol) sees every signal only to
@@ -333,6 +335,9 @@ void arbg_apply(struct daemon *d)
 {
 	struct arbiter *a = arb_of(d);
 
+	/* one backend call per process and direction: a busy naming two
+	 * GPUs gives one action per GPU's machine (issue 32, point 4) */
+	gp_gpolicy_coalesce(a->g, a->gact);
 	for (int i = 0; i < a->gact->n; i++) {
 		const struct gp_gaction *x = &a->gact->a[i];
 		bool susp = x->op == GP_POP_SUSPEND;
