@@ -33,7 +33,7 @@ calls() { # trace pid
 }
 
 notify() { # busy|idle
-	gpreempt-ctl notify "$1" --pid "$OPID" --gpu 10002 --gpu 10003 \
+	gpreempt-ctl notify "$1" --pid "$OPID" --gpu 10002,10003 \
 		--socket $SOCK 2>> $LOG
 }
 
@@ -84,3 +84,4 @@ else
 fi
 kill "$OPID" 2>/dev/null
 wait "$OPID" 2>/dev/null
+exit 0
