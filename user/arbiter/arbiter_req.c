@@ -406,7 +406,8 @@ static void do_policy(struct daemon *d, struct client *c)
 		if (!arb_shows(a, c, o->pid))
 			continue;
 		gp_policy_suspended_fraction(v, o->pid, now, &susp);
-		arbg_backend_text(d, o->pid, bk, sizeof(bk), gpus, sizeof(gpus));
+		arbg_backend_text(d, o->pid, bk, sizeof(bk), gpus,
+				  sizeof(gpus));
 		reply_linef(c, "proc pid=%d class=offline uid=%u suspended=%d "
 		     "suspended_ns=%llu attached_ns=%llu suspends=%llu "
 		     "resumes=%llu failures=%llu backend=%s gpus=%s\n",
