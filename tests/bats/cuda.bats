@@ -228,6 +228,18 @@ start_daemon() {
 	kill "$srv"
 }
 
+@test "cuda stand-in: policy names an offline process's backend and GPUs (text and -j)" {
+	start_daemon --offline "pid=$TGT"
+	wait_for "grep -q 'offline pid $TGT .* attached' $D/log"
+	run -0 "$CTL" policy --socket "$SOCK"
+	# no NVML in the stand-in: the backend cannot say which GPU, so all
+	[[ "$output" == *"$TGT "*"offline"*"backend cuda, GPUs all"* ]]
+	run -0 "$CTL" policy --socket "$SOCK" -j
+	echo "$output" | jq -s -e --argjson p "$TGT" '[.[] | select(.type ==
+		"proc" and .pid == $p)] | length == 1 and .[0].class ==
+		"offline" and .[0].backend == "cuda" and .[0].gpus == "all"'
+}
+
 @test "cuda stand-in: idle while the arbiter's lock waits: the lock is undone as it lands, no failure" {
 	cp "$TGT_BIN" "$D/gp-serve"
 	"$D/gp-serve" 120 >/dev/null 2>&1 3>&- &

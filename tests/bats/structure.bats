@@ -101,3 +101,23 @@ setup() {
 	[[ "$output" == *"not ok 6 "* ]]
 	[[ "$output" == *'user/daemon/daemon_limits.c says "arbiter" in a string'* ]]
 }
+
+# Checks 5 and 6 hold no exception: the executor, which once read struct
+# target through daemon_int.h, and the daemon's target table, whose
+# refusal once named the arbiter, fail like any other file.
+@test "structure: the executor including daemon_int.h fails check 5 (no exception)" {
+	echo '#include "daemon_int.h"' >> "$T/user/arbiter/arbiter_gpus.c"
+	run -1 "$CHECK" "$T"
+	[[ "$output" == *"not ok 5 "* ]]
+	[[ "$output" == *"user/arbiter/arbiter_gpus.c includes user/daemon/daemon_int.h"* ]]
+	[[ "$output" != *"TODO"* ]]
+}
+
+@test "structure: the target table saying the arbiter in a string fails check 6 (no exception)" {
+	printf 'const char *daemon_targets_said = "kept for root and the arbiter";\n' \
+		>> "$T/user/daemon/daemon_targets.c"
+	run -1 "$CHECK" "$T"
+	[[ "$output" == *"not ok 6 "* ]]
+	[[ "$output" == *'user/daemon/daemon_targets.c says "arbiter" in a string'* ]]
+	[[ "$output" != *"TODO"* ]]
+}

@@ -23,8 +23,6 @@
 #    and its strings do not say a module's name (its gp_module's .name):
 #    a limit cause, a message or a metric of a module is the module's,
 #    registered through daemon_module.h.
-# Checks 5 and 6 take one known exception each, printed as TODO below
-# their line: files another change of issue 32 rewrites.
 # A header is found by its bare name in user/*/ or user/*/*/ (the Makefile puts every
 # folder on -I, so names are unique); names found nowhere in user/ are
 # the system's, bpf/'s or generated (skeletons) and are not layered.
@@ -145,35 +143,6 @@ command -v "${CC:-cc}" >/dev/null ||
 verdict 4 "no call circle among the files of one folder" \
 	"a call circle (file -> file: the names it uses)" "$ties"
 
-# Known exceptions (file: why), printed and never counted; each names
-# what removes it. Anything else fails.
-declare -A todo_int=(
-	[user/arbiter/arbiter_gpus.c]="reads struct target's session until its suspend and resume go through user/backend/ (issue 32, point 3)"
-)
-declare -A todo_name=(
-	[user/daemon/daemon_targets.c]="its tenants' refusal says \"root and the arbiter\" (rewritten with the backend work of issue 32)"
-)
-# todo_verdict N PASS FAIL FOUND ARRAY: verdict, FOUND's lines whose
-# first word is a key of ARRAY reported as TODO instead.
-todo_verdict() {
-	local -n todo=$5
-	local l f real="" known=""
-	while IFS= read -r l; do
-		[ -n "$l" ] || continue
-		f=${l%% *}
-		if [ -n "${todo[$f]:-}" ]; then
-			known+="TODO $l: ${todo[$f]}"$'\n'
-		else
-			real+="$l"$'\n'
-		fi
-	done <<<"$4"
-	verdict "$1" "$2" "$3" "${real%$'\n'}"
-	while IFS= read -r l; do
-		[ -n "$l" ] && echo "#   $l"
-	done <<<"$known"
-	return 0
-}
-
 # The modules: folders with a file that defines a struct gp_module, and
 # the names those say they are (.name).
 modules=$(grep -lE '^(static )?const struct gp_module [A-Za-z_0-9]+ = [{]' \
@@ -185,9 +154,9 @@ bad=$(for m in $modules; do
 			echo "$f includes $t (use daemon_host.h)"
 	done < "$edges"
 done)
-todo_verdict 5 "no module includes daemon_int.h" \
+verdict 5 "no module includes daemon_int.h" \
 	"a module includes daemon_int.h (the daemon's private structs)" \
-	"$bad" todo_int
+	"$bad"
 
 # Every name a module's files define: the .c files' external names
 # (check 4's), and its headers' macros, struct/union/enum tags, typedefs
@@ -233,7 +202,7 @@ bad=$(for f in user/daemon/*.[ch] user/daemon/*/*.[ch]; do
 			echo "$f says \"$w\" in a string"
 	done
 done)
-todo_verdict 6 "no daemon file names a module's concept" \
+verdict 6 "no daemon file names a module's concept" \
 	"a daemon file names a module's concept (register it: daemon_module.h)" \
-	"$bad" todo_name
+	"$bad"
 [ "$fails" -eq 0 ]

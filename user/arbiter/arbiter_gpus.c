@@ -16,9 +16,11 @@
  *   queues), and with none known, every GPU.
  * - Gangs: the key is the cgroup v2 path's hash (--gang cgroup) or the
  *   process group (--gang pgid).
- * - Actions: one SUSPEND_QUEUES or RESUME_QUEUES per offline process,
- *   naming exactly the decision's queue ids (all=true: every queue of a
- *   fresh snapshot, for gangs and queues not known yet).
+ * - Actions: one SUSPEND_QUEUES or RESUME_QUEUES per offline process
+ *   and direction per round (the machines' actions merged first:
+ *   gp_gpolicy_coalesce), naming exactly the decision's queue ids
+ *   (all=true: every queue of a fresh snapshot, for gangs and queues not
+ *   known yet).
  *
  * The per-GPU policy decides in both scopes (--scope node is its one
  * node-wide machine). The node machine (a->pol) sees every signal only to
@@ -54,7 +56,7 @@
 #include <unistd.h>
 
 #include "arbiter_int.h"
-#include "daemon_int.h"
+#include "backend.h"
 #include "bk_cuda.h"
 #include "hist.h"
 #include "util.h"
@@ -113,7 +115,7 @@ uint64_t arbg_gang_key(enum gp_gang k, const struct arb_proc *p)
  */
 int arbg_more_pids(struct daemon *d, int **pids, int n)
 {
-	struct gp_backend *b = gp_bk_named(&d->bk, "cuda");
+	struct gp_backend *b = daemon_backend(d, "cuda");
 	int *more = NULL, m, *all;
 
 	if (!b || (m = gp_bk_cuda_candidates(b, &more)) <= 0)
@@ -149,9 +151,10 @@ static void place_snapshot(struct daemon *d, struct arbiter *a, int pid)
 	struct gp_bk_where w[GP_GP_MAX_QUEUES];
 	struct gp_qplace q[GP_GP_MAX_QUEUES];
 	struct target *t = target_find(d, pid);
+	struct gp_bproc *bp = t ? target_proc(t) : NULL;
 	int i, n, k = 0;
 
-	if (!t || !t->p || (n = gp_bk_where(t->p, w, GP_GP_MAX_QUEUES)) <= 0)
+	if (!bp || (n = gp_bk_where(bp, w, GP_GP_MAX_QUEUES)) <= 0)
 		return;
 	/* places without a queue (a whole GPU: CUDA) are not queues: such
 	 * a process stays unplaced, suspended whole */
@@ -259,13 +262,14 @@ static void action_result(struct daemon *d, struct arbiter *a,
 {
 	bool susp = pop == GP_POP_SUSPEND;
 	const struct gp_gproc *gp;
-	pid_t pid = t->pid;
+	const char *bk = gp_bk_name(target_proc(t));
+	pid_t pid = target_pid(t);
 
 	gp_hist_add(susp ? &a->pol.st.suspend_ioctl :
 		    &a->pol.st.resume_ioctl, dt);
 	gp = gp_gpolicy_proc(a->g, pid);
 	if (susp && op->ret >= 0) {
-		if (!t->held_since)
+		if (!target_held_since(t))
 			hold_start(d, t, 0);
 		dm_suspend(pid, dt, cause == GP_CAUSE_BUSY &&
 			   a->trigger_ns ? t0 + dt - a->trigger_ns : dt);
@@ -282,8 +286,8 @@ static void action_result(struct daemon *d, struct arbiter *a,
 		alog(a, "%s pid %d (%s): %u queues%s, %u ok, %.3f ms%s%s",
 		     gp_pop_name(pop), pid, gp_pcause_name(cause), op->n,
 		     all ? " (all)" : " named", op->n_ok, dt / 1e6,
-		     strcmp(gp_bk_name(t->p), "kfd") ? ", backend " : "",
-		     strcmp(gp_bk_name(t->p), "kfd") ? gp_bk_name(t->p) : "");
+		     strcmp(bk, "kfd") ? ", backend " : "",
+		     strcmp(bk, "kfd") ? bk : "");
 	}
 }
 
@@ -305,17 +309,20 @@ static void suspend_done(struct daemon *d, struct target *t,
 	struct gp_err e = {};
 	int r;
 
-	action_result(d, a, t, GP_POP_SUSPEND, (enum gp_pcause)t->op_for_ns,
-		      true, t->op_req_ns,
-		      now - t->op_req_ns, &dn->op, dn->r, &dn->e);
+	uint64_t t0 = target_op_req_ns(t);
+	pid_t pid = target_pid(t);
+
+	action_result(d, a, t, GP_POP_SUSPEND,
+		      (enum gp_pcause)target_op_tag(t), true, t0, now - t0,
+		      &dn->op, dn->r, &dn->e);
 	if (!dn->r || dn->r == GP_EXIT_PARTIAL)
-		place_snapshot(d, a, t->pid);
+		place_snapshot(d, a, pid);
 	/* the policy let it go while the lock waited (idle came first):
 	 * undo the lock now (the unlock waits for nothing) */
-	gp = gp_gpolicy_proc(a->g, t->pid);
+	gp = gp_gpolicy_proc(a->g, pid);
 	if (dn->op.ret >= 0 && (!gp || !arbg_held(gp))) {
 		now = monotonic_ns();
-		r = gp_bk_resume(t->p, NULL, 0, &op, &e);
+		r = gp_bk_resume(target_proc(t), NULL, 0, &op, &e);
 		action_result(d, a, t, GP_POP_RESUME, GP_CAUSE_IDLE, true, now,
 			      monotonic_ns() - now, &op, r, &e);
 		session_op_free(&op);
@@ -328,6 +335,9 @@ void arbg_apply(struct daemon *d)
 {
 	struct arbiter *a = arb_of(d);
 
+	/* one backend call per process and direction: a busy naming two
+	 * GPUs gives one action per GPU's machine (issue 32, point 4) */
+	gp_gpolicy_coalesce(a->g, a->gact);
 	for (int i = 0; i < a->gact->n; i++) {
 		const struct gp_gaction *x = &a->gact->a[i];
 		bool susp = x->op == GP_POP_SUSPEND;
@@ -346,22 +356,21 @@ void arbg_apply(struct daemon *d)
 		if (susp && x->cause == GP_CAUSE_BUSY && a->trigger_ns)
 			gp_hist_add(&a->pol.st.trigger_to_suspend,
 				    t0 - a->trigger_ns);
-		r = susp ? gp_bk_suspend(t->p, x->ids, n, 0, &op, &e) :
-			   gp_bk_resume(t->p, x->ids, n, &op, &e);
+		r = susp ? gp_bk_suspend(target_proc(t), x->ids, n, 0, &op,
+					 &e) :
+			   gp_bk_resume(target_proc(t), x->ids, n, &op, &e);
 		if (r == GP_BK_PENDING) {
 			/* "locking": the result comes to suspend_done() */
-			t->op_done = suspend_done;
-			t->op_client = NULL;
-			t->op_for_ns = x->cause;	/* (no for_ns here) */
-			t->op_req_ns = t0;
+			target_op_pending(t, suspend_done, x->cause, t0);
 			alog(a, "%s pid %d (%s, %s): locking off the loop",
 			     gp_pop_name(x->op), x->pid,
-			     gp_pcause_name(x->cause), gp_bk_name(t->p));
+			     gp_pcause_name(x->cause),
+			     gp_bk_name(target_proc(t)));
 			session_op_free(&op);
 			continue;
 		}
 		if (!susp && r == GP_EXIT_BUSY &&
-		    gp_bk_state(t->p) == GP_BK_LOCKING) {
+		    gp_bk_state(target_proc(t)) == GP_BK_LOCKING) {
 			/* the lock in flight is undone when it lands
 			 * (suspend_done): the policy's resume stands */
 			alog(a, "%s pid %d (%s): after the lock in flight",

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "arbiter_int.h"
+#include "backend.h"
 #include "prom.h"
 #include "util.h"
 
@@ -71,6 +72,27 @@ void arbg_policy_lines(struct daemon *d, struct client *c)
 			    (unsigned long long)p->suspend_ioctls,
 			    (unsigned long long)p->resume_ioctls);
 	}
+}
+
+/*
+ * The policy verb's backend= and gpus= of an offline process: its
+ * backend's name and where its work runs (GPU UUIDs on NVIDIA, 0x
+ * gpu_ids on KFD, "all" when the backend does not know), "-" for both
+ * while it is not attached. Reads only what the backend last saw (its
+ * snapshot, NVML's list): nothing here waits on the process.
+ */
+void arbg_backend_text(struct daemon *d, int pid, char *bk, size_t bl,
+		       char *gpus, size_t gl)
+{
+	struct target *t = target_find(d, pid);
+	struct gp_bproc *p = t ? target_proc(t) : NULL;
+
+	snprintf(bk, bl, "%s", p ? gp_bk_name(p) : "-");
+	snprintf(gpus, gl, "-");
+	if (p && gp_bk_gpus_text(p, gpus, gl) >= 0 && !gpus[0])
+		snprintf(gpus, gl, "-");
+	else if (p && !gpus[0])
+		snprintf(gpus, gl, "all");
 }
 
 /* Per-GPU families of the --metrics scrape, labelled by gpu_id. */

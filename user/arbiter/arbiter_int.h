@@ -276,6 +276,8 @@ struct gp_gproc;
 bool arbg_held(const struct gp_gproc *p);
 /* The policy verb's and metrics' per-GPU lines (arbiter_gpus_out.c). */
 void arbg_policy_lines(struct daemon *d, struct client *c);
+void arbg_backend_text(struct daemon *d, int pid, char *bk, size_t bl,
+		       char *gpus, size_t gl);
 struct prom_buf;
 void arbg_metrics(const struct arbiter *a, struct prom_buf *b);
 void arbq_policy(struct daemon *d, struct client *c);

@@ -9,6 +9,7 @@
 #include "arbiter_int.h"
 #include "text.h"
 #include "arb_proto.h"
+#include "proto.h"
 #include "util.h"
 
 /*
@@ -400,18 +401,22 @@ static void do_policy(struct daemon *d, struct client *c)
 		const struct gp_poffline *o = &v->off[i];
 		const struct arb_proc *p = arb_find(a, o->pid);
 		uint64_t susp = 0;
+		char bk[16], gpus[PROTO_GPU_LEN];
 
 		if (!arb_shows(a, c, o->pid))
 			continue;
 		gp_policy_suspended_fraction(v, o->pid, now, &susp);
+		arbg_backend_text(d, o->pid, bk, sizeof(bk), gpus,
+				  sizeof(gpus));
 		reply_linef(c, "proc pid=%d class=offline uid=%u suspended=%d "
 		     "suspended_ns=%llu attached_ns=%llu suspends=%llu "
-		     "resumes=%llu failures=%llu\n", o->pid, p ? p->uid : 0,
+		     "resumes=%llu failures=%llu backend=%s gpus=%s\n",
+		     o->pid, p ? p->uid : 0,
 		     o->suspended, (unsigned long long)susp,
 		     (unsigned long long)(now - o->attached_at),
 		     (unsigned long long)o->suspends,
 		     (unsigned long long)o->resumes,
-		     (unsigned long long)o->failures);
+		     (unsigned long long)o->failures, bk, gpus);
 	}
 	for (i = 0; i < a->qw.n; i++) {
 		const struct gp_qw_proc *w = &a->qw.p[i];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The backend interface's dispatch (backend.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
@@ -140,4 +141,31 @@ int gp_bk_where(const struct gp_bproc *p, struct gp_bk_where *w, int max)
 const char *gp_bk_if_holder_dies(const struct gp_bproc *p)
 {
 	return p->b->ops->if_holder_dies;
+}
+
+int gp_bk_gpus_text(const struct gp_bproc *p, char *buf, size_t len)
+{
+	struct gp_bk_where w[GP_BK_MAX_WHERE];
+	size_t off = 0;
+	int n, i;
+
+	if (!len)
+		return -1;
+	buf[0] = 0;
+	n = gp_bk_where(p, w, GP_BK_MAX_WHERE);
+	for (i = 0; i < n && off + 1 < len; i++) {
+		char one[GP_BK_UUID_LEN];
+
+		if (w[i].uuid[0])
+			snprintf(one, sizeof(one), "%s", w[i].uuid);
+		else
+			snprintf(one, sizeof(one), "0x%x", w[i].gpu_id);
+		if (strstr(buf, one))
+			continue;	/* a GPU of several queues */
+		off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+				one);
+	}
+	if (off >= len)
+		buf[len - 1] = 0;
+	return n;
 }

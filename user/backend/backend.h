@@ -31,6 +31,7 @@
 #define GP_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -168,6 +169,13 @@ uint32_t gp_bk_runtime(const struct gp_bproc *p);
 uint32_t gp_bk_held(const struct gp_bproc *p);
 uint32_t gp_bk_nqueues(const struct gp_bproc *p);
 int gp_bk_where(const struct gp_bproc *p, struct gp_bk_where *w, int max);
+/*
+ * Where p's work runs, as text for status and policy: each GPU once,
+ * comma-separated, by UUID where the driver names one (NVIDIA), else as
+ * 0x<gpu_id> (KFD); "" when unknown (all its GPUs) or none. Returns the
+ * places gp_bk_where found, -1 unknown.
+ */
+int gp_bk_gpus_text(const struct gp_bproc *p, char *buf, size_t len);
 /* What the backend's driver promises when the holder dies. */
 const char *gp_bk_if_holder_dies(const struct gp_bproc *p);
 

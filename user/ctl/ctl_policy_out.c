@@ -133,13 +133,16 @@ void pol_line(void *ctx, const char *l)
 					  "0", NULL);
 
 			fprintf(pp->f, "%-8s offline  %-6s %s, suspended "
-				"%.1f%% of %.3f s (%s suspends, %s failures)\n",
+				"%.1f%% of %.3f s (%s suspends, %s failures); "
+				"backend %s, GPUs %s\n",
 				arb_kv_get(&kv, "pid"), arb_kv_get(&kv, "uid"),
 				!strcmp(arb_kv_get(&kv, "suspended") ? : "",
 					"1") ? "suspended" : "running",
 				t > 0 ? 100 * s / t : 0, t / 1e9,
 				arb_kv_get(&kv, "suspends"),
-				arb_kv_get(&kv, "failures"));
+				arb_kv_get(&kv, "failures"),
+				arb_kv_get(&kv, "backend") ? : "-",
+				arb_kv_get(&kv, "gpus") ? : "-");
 		}
 	} else if (!strcmp(kv.kind, "watch")) {
 		fprintf(pp->f, "%-8s queues   %s watched, %s, %s of %s polls "

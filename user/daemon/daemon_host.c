@@ -43,3 +43,37 @@ void hold_rebound(struct daemon *d, struct target *t)
 	if (t->held_since)
 		t->deadline = t->held_since + d->max_hold_ns;
 }
+
+pid_t target_pid(const struct target *t)
+{
+	return t->pid;
+}
+
+struct gp_bproc *target_proc(const struct target *t)
+{
+	return t->p;
+}
+
+void target_op_pending(struct target *t, target_done_fn done, uint64_t tag,
+		       uint64_t req_ns)
+{
+	t->op_done = done;
+	t->op_client = NULL;
+	t->op_for_ns = tag;
+	t->op_req_ns = req_ns;
+}
+
+uint64_t target_op_tag(const struct target *t)
+{
+	return t->op_for_ns;
+}
+
+uint64_t target_op_req_ns(const struct target *t)
+{
+	return t->op_req_ns;
+}
+
+struct gp_backend *daemon_backend(struct daemon *d, const char *name)
+{
+	return gp_bk_named(&d->bk, name);
+}

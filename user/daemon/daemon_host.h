@@ -21,6 +21,9 @@
 
 struct client;
 struct daemon;
+struct gp_backend;
+struct gp_bk_done;
+struct gp_bproc;
 struct gp_err;
 struct target;
 
@@ -95,6 +98,25 @@ void hold_start(struct daemon *d, struct target *t, uint64_t for_ns);
 void hold_end(struct target *t);
 uint64_t target_held_since(const struct target *t);
 void hold_rebound(struct daemon *d, struct target *t);
+/* A target's pid and its backend's process (backend.h: what suspends
+ * and resumes it), NULL while it has none. */
+pid_t target_pid(const struct target *t);
+struct gp_bproc *target_proc(const struct target *t);
+/*
+ * A backend call of t returned GP_BK_PENDING (it runs off the loop):
+ * done(d, t, dn) is called once when it finishes or is abandoned (t
+ * goes), on the loop. tag: the issuer's own (its cause), and req_ns its
+ * start, both read back in done with target_op_tag/_req_ns.
+ */
+typedef void (*target_done_fn)(struct daemon *d, struct target *t,
+			       struct gp_bk_done *dn);
+void target_op_pending(struct target *t, target_done_fn done, uint64_t tag,
+		       uint64_t req_ns);
+uint64_t target_op_tag(const struct target *t);
+uint64_t target_op_req_ns(const struct target *t);
+
+/* The daemon's backend named name ("kfd", "cuda"), NULL when off. */
+struct gp_backend *daemon_backend(struct daemon *d, const char *name);
 
 /* The daemon's hold metrics (daemon_metrics.c), for holds a module
  * makes: after a suspend or resume ioctl. */

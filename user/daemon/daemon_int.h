@@ -39,10 +39,10 @@ struct target {
 	/* an operation off the loop (GP_BK_PENDING): its issuer's
 	 * continuation, called once (target_op_done), and the deferred
 	 * client it answers (NULL once that client closed) */
-	void (*op_done)(struct daemon *d, struct target *t,
-			struct gp_bk_done *dn);
+	target_done_fn op_done;
 	struct client *op_client;
-	uint64_t op_for_ns;	/* the suspend's for_ns */
+	uint64_t op_for_ns;	/* the suspend's for_ns (a module's tag:
+				 * target_op_pending) */
 	uint64_t op_req_ns;	/* its request's arrival */
 };
 

@@ -144,7 +144,7 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 		       DAEMON_ADMIN_SESSIONS, pid, uid);
 		gp_err_set(e, GP_EXIT_BUSY, ENOSPC, "tenants hold %d targets "
 			   "in the daemon already (%d more are kept for root "
-			   "and the arbiter): try again later",
+			   "and the daemon's modules): try again later",
 			   PROTO_MAX_SESSIONS - DAEMON_ADMIN_SESSIONS,
 			   DAEMON_ADMIN_SESSIONS);
 		return NULL;
@@ -184,28 +184,10 @@ struct target *target_get(struct daemon *d, pid_t pid, uid_t uid,
 /* The backend, its state and the GPUs (NVIDIA UUIDs, else gpu ids). */
 static void target_where(const struct target *t, struct proto_session *ps)
 {
-	struct gp_bk_where w[GP_BK_MAX_WHERE];
-	size_t len = 0;
-	int n, i;
-
 	snprintf(ps->backend, sizeof(ps->backend), "%s", gp_bk_name(t->p));
 	snprintf(ps->state, sizeof(ps->state), "%s",
 		 gp_bk_state_name(gp_bk_state(t->p)));
-	n = gp_bk_where(t->p, w, GP_BK_MAX_WHERE);
-	for (i = 0; i < n && len + 1 < sizeof(ps->gpu); i++) {
-		char one[GP_BK_UUID_LEN];
-
-		if (w[i].uuid[0])
-			snprintf(one, sizeof(one), "%s", w[i].uuid);
-		else
-			snprintf(one, sizeof(one), "0x%x", w[i].gpu_id);
-		if (strstr(ps->gpu, one))
-			continue;	/* a GPU of several queues */
-		len += snprintf(ps->gpu + len, sizeof(ps->gpu) - len, "%s%s",
-				len ? "," : "", one);
-	}
-	if (len >= sizeof(ps->gpu))
-		ps->gpu[sizeof(ps->gpu) - 1] = 0;
+	gp_bk_gpus_text(t->p, ps->gpu, sizeof(ps->gpu));
 }
 
 void target_info(const struct target *t, struct proto_session *ps)

@@ -35,6 +35,7 @@
  *       proc pid= class=online uid= busy=COUNT
  *       proc pid= class=offline uid= suspended=0|1 suspended_ns=
  *               attached_ns= suspends= resumes= failures=
+ *               backend=kfd|cuda|- gpus=UUID,..|0xID,..|all|-
  *       watch pid= queues= busy=0|1 polls= busy_polls= err=
  *       hist name=trigger_to_suspend|suspend_ioctl|resume_ioctl count=
  *               sum_ns= slots=C0,C1,...   (log2 ns slots, hist.h)

@@ -119,6 +119,18 @@ struct gp_gpolicy *gp_gpolicy_new(const struct gp_policy_cfg *c,
 void gp_gpolicy_free(struct gp_gpolicy *g);
 
 /*
+ * One backend call per process and direction per decision round
+ * (gpolicy_round.c): the machines decide one GPU at a time, so a busy
+ * naming two GPUs gives a process on both one SUSPEND per GPU. Merges
+ * each action of acts into its process's previous one when that has the
+ * same op (nothing of that process lies between, so the order of its
+ * calls holds), naming the union of their queue ids; the counters
+ * (suspend_ioctls, resume_ioctls, queues_named) then count the calls.
+ * Returns how many actions were merged away.
+ */
+int gp_gpolicy_coalesce(struct gp_gpolicy *g, struct gp_gactions *acts);
+
+/*
  * Activity from any detector: online pid busy/idle on gpus[0..ngpus)
  * (ngpus < 0: every GPU the policy knows; a notify without a GPU, when
  * the caller knows no queue of pid). Returns 0 or -errno as policy.c.
