@@ -307,6 +307,13 @@ static int cuda_handle(struct gp_bproc *bp, struct gp_err *e)
 	return p->gone;
 }
 
+/* Queue ids given for a CUDA process: it is locked or unlocked whole. */
+static int whole_only(struct gp_err *e, pid_t pid, const char *verb)
+{
+	return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA process: it "
+		      "has no queue ids; %s it whole (no --queues)", pid, verb);
+}
+
 static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 			uint32_t n, uint32_t grace, struct session_op *op,
 			struct gp_err *e)
@@ -317,9 +324,7 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_SUSPEND, bp->pid);
 	if (n)
-		return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
-				  "process: it has no queue ids; suspend it "
-				  "whole (no --queues)", bp->pid);
+		return whole_only(e, bp->pid, "suspend");
 	if (p->gone)
 		return refuse(e, GP_EXIT_TARGET, ESRCH, "pid %d exited",
 				  bp->pid);
@@ -348,9 +353,7 @@ static int cuda_resume(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_RESUME, bp->pid);
 	if (n)
-		return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
-				  "process: it has no queue ids; resume it "
-				  "whole (no --queues)", bp->pid);
+		return whole_only(e, bp->pid, "resume");
 	if (p->job)
 		return refuse(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
 				  "is in progress: its resume has to wait for "
