@@ -28,6 +28,7 @@
 #define GP_DETECT_ARM_BPF_H
 
 #include "detect_arm.h"
+#include "detect_ring.bpf.h"
 
 #define GP_ARM_MAX_PIDS 4096
 
@@ -58,20 +59,8 @@ __u64 gp_arm_lost;
 static __always_inline void gp_arm_emit(__u32 pid, __u32 kind, __u32 entry,
 					__u64 now, __u64 launches)
 {
-	struct gp_edge *e;
-
-	e = bpf_ringbuf_reserve(&gp_arm_ring, sizeof(*e), 0);
-	if (!e) {
+	if (gp_edge_put(&gp_arm_ring, pid, kind, entry, now, launches))
 		__sync_fetch_and_add(&gp_arm_lost, 1);
-		return;
-	}
-	e->ns = now;
-	e->pid = pid;
-	e->kind = kind;
-	e->entry = entry;
-	e->gpu_id = 0;
-	e->launches = launches;
-	bpf_ringbuf_submit(e, 0);
 }
 
 /* pid's state, its request flags reset if user space armed or disarmed

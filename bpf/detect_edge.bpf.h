@@ -17,6 +17,7 @@
 #define GP_DETECT_EDGE_BPF_H
 
 #include "detect.h"
+#include "detect_ring.bpf.h"
 
 #define GP_LAUNCH_MAX_PIDS 4096
 
@@ -48,21 +49,10 @@ __u64 gp_launch_edges_lost;
 static __always_inline void gp_edge_emit(__u32 pid, __u32 kind, __u32 entry,
 					 __u64 now, __u64 launches)
 {
-	struct gp_edge *e;
-
-	e = bpf_ringbuf_reserve(&gp_edges, sizeof(*e), 0);
-	if (!e) {
+	if (gp_edge_put(&gp_edges, pid, kind, entry, now, launches))
 		__sync_fetch_and_add(&gp_launch_edges_lost, 1);
-		return;
-	}
-	e->ns = now;
-	e->pid = pid;
-	e->kind = kind;
-	e->entry = entry;
-	e->gpu_id = 0;
-	e->launches = launches;
-	bpf_ringbuf_submit(e, 0);
-	__sync_fetch_and_add(&gp_launch_edges_out, 1);
+	else
+		__sync_fetch_and_add(&gp_launch_edges_out, 1);
 }
 
 /* A launch entry point was called by pid at now. */

@@ -31,3 +31,24 @@ int gp_args_duration(struct argp_state *st, const char *opt, const char *arg,
 	}
 	return 0;
 }
+
+int gp_args_abs_path(struct argp_state *st, const char *opt, const char *arg)
+{
+	if (*arg != '/') {
+		argp_error(st, "--%s: '%s' is not an absolute path", opt, arg);
+		return EINVAL;
+	}
+	return 0;
+}
+
+int gp_args_cuda_lock_timeout(struct argp_state *st, const char *arg,
+			      uint64_t *ns)
+{
+	if (gp_args_duration(st, "cuda-lock-timeout", arg, ns, false))
+		return EINVAL;
+	if (*ns < 1000000) {
+		argp_error(st, "--cuda-lock-timeout: at least 1ms");
+		return EINVAL;
+	}
+	return 0;
+}

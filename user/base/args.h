@@ -35,4 +35,18 @@ int gp_args_common(int key, const char *arg, struct argp_state *st, FILE *out,
 int gp_args_duration(struct argp_state *st, const char *opt, const char *arg,
 		     uint64_t *ns, bool zero_ok);
 
+/*
+ * An option's PATH argument that must be absolute (opt without its
+ * dashes): argp_error() and EINVAL otherwise. One wording for every
+ * such option (--cuda-journal, --tenant-socket).
+ */
+int gp_args_abs_path(struct argp_state *st, const char *opt, const char *arg);
+
+/*
+ * --cuda-lock-timeout: a DURATION of at least 1ms, into *ns. One home for
+ * the bound the daemon and the client both apply.
+ */
+int gp_args_cuda_lock_timeout(struct argp_state *st, const char *arg,
+			      uint64_t *ns);
+
 #endif

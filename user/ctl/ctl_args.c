@@ -297,20 +297,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->no_daemon = true;
 		break;
 	case OPT_CUDA_LOCK_TIMEOUT:
-		if (gp_args_duration(state, "cuda-lock-timeout", arg,
-				     &a->cuda_lock_timeout_ns, false))
+		if (gp_args_cuda_lock_timeout(state, arg,
+					      &a->cuda_lock_timeout_ns))
 			return EINVAL;
-		if (a->cuda_lock_timeout_ns < 1000000) {
-			argp_error(state, "--cuda-lock-timeout: at least 1ms");
-			return EINVAL;
-		}
 		break;
 	case OPT_CUDA_JOURNAL:
-		if (*arg != '/') {
-			argp_error(state, "--cuda-journal: '%s' is not an "
-				   "absolute path", arg);
+		if (gp_args_abs_path(state, "cuda-journal", arg))
 			return EINVAL;
-		}
 		a->cuda_journal = arg;
 		break;
 	case 'j':

@@ -86,6 +86,14 @@ int ctl_prepare(const struct ctl_out *o, const char *cmd, pid_t pid,
 int ctl_via_daemon(const struct ctl_args *a, int *exit);
 
 /*
+ * suspend's signals (ctl_out.c), for the KFD and the CUDA path alike:
+ * SIGPIPE ignored (a closed stdout must not kill us before the teardown)
+ * and a signalfd for the rest, with *old the mask to restore. On failure
+ * the error is reported, *ret is its exit code and the result negative.
+ */
+int ctl_signals(const struct ctl_out *o, sigset_t *old, int *ret);
+
+/*
  * A CUDA process (ctl_suspend_bk.c): the CUDA backend, opened, when pid
  * has no KFD process and libcuda.so.1 loads, else NULL (the KFD path).
  * The commands below take it over (and free it).

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gpreempt-ctl's output shared by its commands: errors, op results. */
+/*
+ * gpreempt-ctl's output shared by its commands: errors, op results, and
+ * the holding commands' signal set-up (kept here, beside the report of
+ * its failure, so that the KFD and the CUDA suspend share it without a
+ * call circle between ctl_suspend.c and ctl_suspend_bk.c).
+ */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ctl_cmd.h"
+#include "exitcodes.h"
 #include "json.h"
 #include "util.h"
 
@@ -103,4 +110,20 @@ void ctl_print_step(const struct ctl_out *o, const char *type, pid_t pid,
 	}
 	printf("%s\n", text);
 	fflush(stdout);
+}
+
+int ctl_signals(const struct ctl_out *o, sigset_t *old, int *ret)
+{
+	struct gp_err e = {};
+	int sfd;
+
+	/* A closed stdout must not kill us before the teardown. */
+	signal(SIGPIPE, SIG_IGN);
+	sfd = session_signalfd(old);
+	if (sfd < 0) {
+		gp_err_set(&e, GP_EXIT_FAILURE, -sfd, "signalfd: %s",
+			   strerror(-sfd));
+		*ret = ctl_report(o, &e);
+	}
+	return sfd;
 }

@@ -255,15 +255,9 @@ int ctl_cmd_suspend(const struct ctl_args *a)
 	ret = ctl_prepare(&o, "suspend", pid, &k);
 	if (ret)
 		return ret;
-	/* A closed stdout must not kill us before the teardown. */
-	signal(SIGPIPE, SIG_IGN);
-	sfd = session_signalfd(&old);
-	if (sfd < 0) {
-		gp_err_set(&e, GP_EXIT_FAILURE, -sfd, "signalfd: %s",
-			   strerror(-sfd));
-		ret = ctl_report(&o, &e);
+	sfd = ctl_signals(&o, &old, &ret);
+	if (sfd < 0)
 		goto cleanup;
-	}
 	t0 = monotonic_ns();
 	/* One --wait-runtime budget for the KFD process and its runtime. */
 	wait_end = t0 + a->wait_runtime_ns;

@@ -126,14 +126,9 @@ int ctl_cmd_suspend_cuda(const struct ctl_args *a, struct gp_backend *b)
 		ret = ctl_report(&o, &e);
 		goto out;
 	}
-	signal(SIGPIPE, SIG_IGN);
-	sfd = session_signalfd(&old);
-	if (sfd < 0) {
-		gp_err_set(&e, GP_EXIT_FAILURE, -sfd, "signalfd: %s",
-			   strerror(-sfd));
-		ret = ctl_report(&o, &e);
+	sfd = ctl_signals(&o, &old, &ret);
+	if (sfd < 0)
 		goto out;
-	}
 	p = gp_bk_attach(b, pid, NULL, &e);
 	if (!p) {
 		ret = ctl_report(&o, &e);

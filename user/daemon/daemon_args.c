@@ -132,31 +132,21 @@ static error_t daemon_opt(int key, char *arg, struct argp_state *state)
 		o->group = arg;
 		break;
 	case OPT_TENANT_SOCKET:
-		if (*arg != '/') {
-			argp_error(state, "--tenant-socket: '%s' is not an "
-				   "absolute path", arg);
+		if (gp_args_abs_path(state, "tenant-socket", arg))
 			return EINVAL;
-		}
 		o->tenant_socket = arg;
 		break;
 	case OPT_TENANT_CLASSIFY:
 		o->tenant_classify = true;
 		break;
 	case OPT_CUDA_LOCK_TIMEOUT:
-		if (gp_args_duration(state, "cuda-lock-timeout", arg,
-				     &o->cuda_lock_timeout_ns, false))
+		if (gp_args_cuda_lock_timeout(state, arg,
+					      &o->cuda_lock_timeout_ns))
 			return EINVAL;
-		if (o->cuda_lock_timeout_ns < 1000000) {
-			argp_error(state, "--cuda-lock-timeout: at least 1ms");
-			return EINVAL;
-		}
 		break;
 	case OPT_CUDA_JOURNAL:
-		if (*arg != '/') {
-			argp_error(state, "--cuda-journal: '%s' is not an "
-				   "absolute path", arg);
+		if (gp_args_abs_path(state, "cuda-journal", arg))
 			return EINVAL;
-		}
 		o->cuda_journal = arg;
 		break;
 	case OPT_NO_CUDA:

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The CUDA backend: the checkpoint lock behind backend.h (bk_cuda.h). */
+/*
+ * The CUDA backend: the checkpoint lock behind backend.h (bk_cuda.h), per
+ * process: attach, suspend, resume and the lock's life off the loop. The
+ * backend object itself (its conf, start, the whole-backend calls) is in
+ * bk_cuda_be.c.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +18,7 @@
 #include <unistd.h>
 
 #include "bk_cuda.h"
+#include "bk_cuda_int.h"
 #include "cuda_api.h"
 #include "cuda_guardian.h"
 #include "cuda_find.h"
@@ -27,14 +33,6 @@
 /* A lock that has not returned this long past its own timeout: the
  * driver is stuck; the caller is told, the journal keeps the entry. */
 #define LOCK_GRACE_NS (2ULL * 1000000000ULL)
-
-struct cuda_be {
-	struct gp_cuda_api api;
-	char journal[256];
-	uint32_t timeout_ms;
-	pid_t guardian;
-	struct gp_cuda_finder find;	/* the CUDA processes, off the loop */
-};
 
 /* Where it runs (NVML), off the loop at attach. */
 struct placejob {
@@ -60,11 +58,6 @@ struct cproc {
 static struct cproc *cp(const struct gp_bproc *p)
 {
 	return (struct cproc *)p;
-}
-
-static struct cuda_be *be(const struct gp_backend *b)
-{
-	return b->priv;
 }
 
 /* e filled; returns its exit code (the interface returns exit codes). */
@@ -314,6 +307,13 @@ static int cuda_handle(struct gp_bproc *bp, struct gp_err *e)
 	return p->gone;
 }
 
+/* Queue ids given for a CUDA process: it is locked or unlocked whole. */
+static int whole_only(struct gp_err *e, pid_t pid, const char *verb)
+{
+	return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA process: it "
+		      "has no queue ids; %s it whole (no --queues)", pid, verb);
+}
+
 static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 			uint32_t n, uint32_t grace, struct session_op *op,
 			struct gp_err *e)
@@ -324,9 +324,7 @@ static int cuda_suspend(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_SUSPEND, bp->pid);
 	if (n)
-		return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
-				  "process: it has no queue ids; suspend it "
-				  "whole (no --queues)", bp->pid);
+		return whole_only(e, bp->pid, "suspend");
 	if (p->gone)
 		return refuse(e, GP_EXIT_TARGET, ESRCH, "pid %d exited",
 				  bp->pid);
@@ -355,9 +353,7 @@ static int cuda_resume(struct gp_bproc *bp, const uint32_t *ids,
 
 	op_init(op, KFD_CALL_RESUME, bp->pid);
 	if (n)
-		return refuse(e, GP_EXIT_USAGE, EINVAL, "pid %d is a CUDA "
-				  "process: it has no queue ids; resume it "
-				  "whole (no --queues)", bp->pid);
+		return whole_only(e, bp->pid, "resume");
 	if (p->job)
 		return refuse(e, GP_EXIT_BUSY, EBUSY, "pid %d: a CUDA lock "
 				  "is in progress: its resume has to wait for "
@@ -451,7 +447,7 @@ static int cuda_where(const struct gp_bproc *bp, struct gp_bk_where *w,
 	return p->nw < 0 ? -1 : n;
 }
 
-static const struct gp_bk_ops cuda_ops = {
+const struct gp_bk_ops gp_bk_cuda_ops = {
 	.name = "cuda",
 	.if_holder_dies = "nothing: a CUDA lock outlives its holder (measured"
 			  " on an H200, driver 580); the journal and the "
@@ -474,78 +470,3 @@ static const struct gp_bk_ops cuda_ops = {
 	.held = cuda_held,
 	.where = cuda_where,
 };
-
-struct gp_backend *gp_bk_cuda_new(const struct gp_bk_cuda_conf *conf)
-{
-	struct gp_backend *b = calloc(1, sizeof(*b));
-	struct cuda_be *c = calloc(1, sizeof(*c));
-
-	if (!b || !c) {
-		free(b);
-		free(c);
-		return NULL;
-	}
-	snprintf(c->journal, sizeof(c->journal), "%s", conf && conf->journal ?
-		 conf->journal : GP_CUDA_JOURNAL_DEFAULT);
-	c->timeout_ms = conf && conf->lock_timeout_ms ? conf->lock_timeout_ms :
-			GP_CUDA_LOCK_TIMEOUT_MS;
-	b->ops = &cuda_ops;
-	b->priv = c;
-	return b;
-}
-
-void gp_bk_cuda_destroy(struct gp_backend *b)
-{
-	if (b) {
-		gp_cuda_find_stop(&be(b)->find);
-		free(b->priv);
-		free(b);
-	}
-}
-
-int gp_bk_cuda_start(struct gp_backend *b, bool replay,
-		     void (*log)(void *ctx, const char *line), void *ctx,
-		     struct gp_err *e)
-{
-	struct cuda_be *c = be(b);
-
-	if (replay)
-		gp_cjournal_release_all(c->journal, &c->api, log, ctx);
-	c->guardian = gp_cuda_guardian_start(c->journal, c->timeout_ms, e);
-	return c->guardian < 0 ? -1 : 0;
-}
-
-const char *gp_bk_cuda_journal(const struct gp_backend *b)
-{
-	return be(b)->journal;
-}
-
-uint32_t gp_bk_cuda_lock_timeout_ms(const struct gp_backend *b)
-{
-	return be(b)->timeout_ms;
-}
-
-int gp_bk_cuda_version(const struct gp_backend *b)
-{
-	return be(b)->api.version;
-}
-
-int gp_bk_cuda_unlock_pid(struct gp_backend *b, pid_t pid, struct gp_err *e)
-{
-	struct cuda_be *c = be(b);
-	int res = gp_cuda_unlock(&c->api, pid);
-
-	if (res == GP_CU_SUCCESS || res == GP_CU_ILLEGAL_STATE)
-		gp_cjournal_remove(c->journal, pid, gp_proc_start_time(pid));
-	if (res == GP_CU_SUCCESS)
-		return 1;
-	if (res == GP_CU_ILLEGAL_STATE)
-		return 0;
-	gp_cuda_err(e, "unlock", pid, res, c->timeout_ms);
-	return -1;
-}
-
-int gp_bk_cuda_candidates(struct gp_backend *b, int **pids)
-{
-	return gp_cuda_find(&be(b)->find, be(b)->guardian, pids);
-}
